@@ -1,0 +1,41 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+/// Adapters talk to C through Dispatch threads and callbacks whose ownership is
+/// documented on each type; Swift 5 mode keeps those files free of Sendable noise.
+let adapterSettings: [SwiftSetting] = [.swiftLanguageMode(.v5)]
+
+let package = Package(
+    name: "voicememo",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "voicememod", targets: ["voicememod"]),
+        .executable(name: "voicememo", targets: ["voicememo"]),
+    ],
+    targets: [
+        // One system-library target per C library, from Debian's -dev packages.
+        .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
+        .systemLibrary(name: "CPulse", pkgConfig: "libpulse-simple", providers: [.apt(["libpulse-dev"])]),
+        .systemLibrary(name: "CSndfile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
+
+        // The recorder's rules and state machine: no C, no bus, no audio server.
+        .target(name: "VoiceMemoCore"),
+
+        // Adapters: each owns exactly one C library.
+        .target(name: "Bus", dependencies: ["CDBus"], swiftSettings: adapterSettings),
+        .target(name: "PulseAudio", dependencies: ["CPulse", "VoiceMemoCore"], swiftSettings: adapterSettings),
+        .target(name: "SoundFile", dependencies: ["CSndfile", "VoiceMemoCore"], swiftSettings: adapterSettings),
+
+        .executableTarget(
+            name: "voicememod",
+            dependencies: ["VoiceMemoCore", "Bus", "PulseAudio", "SoundFile"],
+            swiftSettings: adapterSettings),
+        .executableTarget(name: "voicememo", dependencies: ["VoiceMemoCore", "Bus"], swiftSettings: adapterSettings),
+
+        .testTarget(name: "VoiceMemoCoreTests", dependencies: ["VoiceMemoCore"]),
+        .testTarget(
+            name: "IntegrationTests",
+            dependencies: ["Bus", "SoundFile", "VoiceMemoCore", "voicememod", "voicememo"],
+            swiftSettings: adapterSettings),
+    ]
+)

@@ -1,0 +1,254 @@
+internal import CDBus
+import Dispatch
+
+/// libdbus must be made thread-safe before the first connection exists;
+/// Swift runs a global's initializer exactly once, on first use.
+private let threadsInitialized: Bool = dbus_threads_init_default() != 0
+
+/// One connection to a message bus. Two modes:
+///
+/// - Client mode (blocking `call`, `addMatch`, `nextSignal`), for a CLI and tests.
+/// - Service mode, after `attach(to:onDisconnect:)`: the connection runs on a
+///   serial `DispatchQueue`, and every further use must happen on that queue.
+///
+/// The connection is private (never shared with other libdbus users in the
+/// process) and is closed when the last reference goes away.
+public final class BusConnection: @unchecked Sendable {
+    private let handle: OpaquePointer
+    /// Set once by `attach`; `nil` in client mode.
+    private var watches: DispatchWatches?
+    private var incoming: IncomingMessages?
+    /// Rules added with `addMatch`, so `nextSignal` can skip unsolicited
+    /// signals (e.g. NameAcquired) the bus sends directly to us.
+    private var matchRules: [MatchRule] = []
+
+    private init(handle: OpaquePointer) {
+        self.handle = handle
+        // The process decides what a lost bus means, not libdbus (which would exit).
+        dbus_connection_set_exit_on_disconnect(handle, 0)
+    }
+
+    deinit {
+        let handle = handle
+        guard let watches else {
+            dbus_connection_close(handle)
+            dbus_connection_unref(handle)
+            return
+        }
+        watches.queue.async { watches.closeConnection() }
+    }
+
+    /// Connects to the session bus named by `DBUS_SESSION_BUS_ADDRESS`.
+    public static func session() throws(BusError) -> BusConnection {
+        precondition(threadsInitialized, "dbus_threads_init_default failed")
+        let handle = try BusError.check("connecting to the session bus") {
+            dbus_bus_get_private(DBUS_BUS_SESSION, $0)
+        }
+        return BusConnection(handle: handle)
+    }
+
+    /// Connects to the bus daemon at `address` (e.g. `unix:path=/run/bus`) and registers with it.
+    public static func connect(address: String) throws(BusError) -> BusConnection {
+        precondition(threadsInitialized, "dbus_threads_init_default failed")
+        let handle = try BusError.check("connecting to \(address)") {
+            dbus_connection_open_private(address, $0)
+        }
+        let connection = BusConnection(handle: handle)  // closes the socket if registering fails
+        _ = try BusError.check("registering with \(address)") { dbus_bus_register(handle, $0) != 0 ? () : nil }
+        return connection
+    }
+
+    /// The unique name (`:1.42`) the bus assigned to this connection.
+    public var uniqueName: String {
+        dbus_bus_get_unique_name(handle).map { String(cString: $0) } ?? ""
+    }
+
+    /// Asks for a well-known name; returns `false` if someone else owns it
+    /// (the request is not queued: `DBUS_NAME_FLAG_DO_NOT_QUEUE`).
+    public func requestName(_ name: BusName) throws(BusError) -> Bool {
+        assertOnQueueIfAttached()
+        let reply = try BusError.check("requesting \(name)") { error -> Int32? in
+            let reply = dbus_bus_request_name(handle, name.rawValue, UInt32(DBUS_NAME_FLAG_DO_NOT_QUEUE), error)
+            return reply < 0 ? nil : reply
+        }
+        return reply == DBUS_REQUEST_NAME_REPLY_PRIMARY_OWNER || reply == DBUS_REQUEST_NAME_REPLY_ALREADY_OWNER
+    }
+
+    // MARK: Client mode
+
+    /// Calls a method and waits for its reply; an error reply is thrown.
+    /// Client mode only: it blocks the calling thread.
+    public func call(
+        destination: BusName, path: ObjectPath, interface: InterfaceName, member: MemberName,
+        arguments: [BusValue] = [], timeout: Duration = .seconds(25)
+    ) throws(BusError) -> [BusValue] {
+        precondition(watches == nil, "call(...) blocks; it is not for attached connections")
+        let message = Message.methodCall(destination: destination, path: path, interface: interface, member: member)
+        message.append(arguments)
+        let reply = try BusError.check("calling \(interface).\(member)") { error in
+            message.withUnsafeHandle {
+                dbus_connection_send_with_reply_and_block(handle, $0, timeout.libdbusMilliseconds, error)
+            }
+        }
+        return try Message(adopting: reply).arguments()
+    }
+
+    /// Asks the bus to route signals matching `rule` (match rule syntax,
+    /// e.g. `type='signal',interface='org.example.Foo'`) to this connection.
+    public func addMatch(_ rule: String) throws(BusError) {
+        assertOnQueueIfAttached()
+        _ = try BusError.check("adding match rule") { error -> Void? in
+            dbus_bus_add_match(handle, rule, error)
+            return ()
+        }
+        matchRules.append(MatchRule(rule))
+    }
+
+    /// Waits up to `timeout` for the next signal matching an added rule (reads
+    /// the socket; returns `nil` on timeout). Method returns/errors for calls are not signals.
+    /// Client mode only. Throws `Disconnected` once the bus is gone.
+    public func nextSignal(timeout: Duration) throws(BusError) -> BusSignal? {
+        precondition(watches == nil, "nextSignal(timeout:) blocks; it is not for attached connections")
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        var isConnected = true
+        while true {
+            if let raw = dbus_connection_pop_message(handle) {
+                if let signal = try takeSignal(Message(adopting: raw)) { return signal }
+                continue
+            }
+            guard isConnected else { throw BusError(.disconnected, "connection to the bus was lost") }
+            let remaining = deadline - clock.now
+            if remaining <= .zero { return nil }
+            // FALSE means disconnected; drain what is queued (the Disconnected signal) first.
+            isConnected = dbus_connection_read_write(handle, remaining.libdbusMilliseconds) != 0
+        }
+    }
+
+    /// Returns `message` as a signal if it is one the caller asked for; answers
+    /// stray method calls so their callers are not left waiting.
+    private func takeSignal(_ message: Message) throws(BusError) -> BusSignal? {
+        if message.isMethodCall {
+            if message.expectsReply {
+                send(message.makeError(.unknownMethod("This connection does not export objects")))
+            }
+            return nil
+        }
+        guard message.isSignal else { return nil }  // late replies to timed-out calls
+        if message.isLocalDisconnect { throw BusError(.disconnected, "connection to the bus was lost") }
+        guard matchRules.contains(where: { $0.matches(message) }) else { return nil }
+        return BusSignal(message)
+    }
+
+    // MARK: Service mode
+
+    /// Integrates the connection with the serial `queue`: socket readiness,
+    /// libdbus timeouts and incoming messages are all handled there, without
+    /// polling. From now on every use of the connection must happen on `queue`.
+    ///
+    /// `onDisconnect` runs on `queue` once the bus connection is lost.
+    public func attach(to queue: DispatchQueue, onDisconnect: @escaping () -> Void) {
+        precondition(watches == nil, "connection is already attached")
+        let watches = DispatchWatches(connection: handle, queue: queue)
+        let incoming = IncomingMessages(onDisconnect: onDisconnect)
+        self.watches = watches
+        self.incoming = incoming
+        // Registering on the queue means no callback can run before registration finishes.
+        queue.async {
+            incoming.install(on: watches.connection)
+            watches.install()
+        }
+    }
+
+    /// Sends a signal (service mode: on the attached queue).
+    public func emitSignal(path: ObjectPath, interface: InterfaceName, member: MemberName, arguments: [BusValue]) {
+        assertOnQueueIfAttached()
+        let message = Message.signal(path: path, interface: interface, member: member)
+        message.append(arguments)
+        send(message)
+    }
+
+    // MARK: Internal
+
+    /// The queue given to `attach`, if attached.
+    internal var queue: DispatchQueue? { watches?.queue }
+
+    /// Routes every incoming method call to `handler` (on the attached queue);
+    /// calls it returns `false` for are left to libdbus, which answers UnknownMethod.
+    internal func setMethodCallHandler(_ handler: @escaping (Message) -> Bool) {
+        guard let incoming, let queue else { preconditionFailure("connection is not attached") }
+        dispatchPrecondition(condition: .onQueue(queue))
+        incoming.methodCallHandler = handler
+    }
+
+    /// Queues `message` for sending. Attached connections write when the
+    /// socket is writable; client mode flushes right away since nothing else will.
+    internal func send(_ message: Message) {
+        let queued = message.withUnsafeHandle { dbus_connection_send(handle, $0, nil) }
+        guard queued != 0 else { fatalError("libdbus: out of memory") }
+        if watches == nil { dbus_connection_flush(handle) }
+    }
+
+    private func assertOnQueueIfAttached() {
+        if let queue { dispatchPrecondition(condition: .onQueue(queue)) }
+    }
+}
+
+/// The connection filter: decides what the service does with each incoming
+/// message. Used only on the attached queue (hence `@unchecked Sendable`).
+private final class IncomingMessages: @unchecked Sendable {
+    let onDisconnect: () -> Void
+    /// Set by the object server; returns whether it took the call.
+    var methodCallHandler: ((Message) -> Bool)?
+
+    /// `onDisconnect` runs when libdbus reports the connection lost.
+    init(onDisconnect: @escaping () -> Void) {
+        self.onDisconnect = onDisconnect
+    }
+
+    /// Adds the filter; libdbus keeps one reference and releases it when the
+    /// connection is finalized.
+    func install(on connection: OpaquePointer) {
+        let added = dbus_connection_add_filter(
+            connection,
+            { _, message, context in
+                Unmanaged<IncomingMessages>.fromOpaque(context!).takeUnretainedValue()
+                    .handle(Message(borrowing: message!))
+            },
+            Unmanaged.passRetained(self).toOpaque(),
+            { context in Unmanaged<IncomingMessages>.fromOpaque(context!).release() })
+        guard added != 0 else { fatalError("libdbus: out of memory") }
+    }
+
+    private func handle(_ message: Message) -> DBusHandlerResult {
+        if message.isLocalDisconnect {
+            onDisconnect()
+            return DBUS_HANDLER_RESULT_HANDLED
+        }
+        if message.isMethodCall, let methodCallHandler, methodCallHandler(message) {
+            return DBUS_HANDLER_RESULT_HANDLED
+        }
+        // Without an object server, libdbus answers method calls with UnknownMethod.
+        return DBUS_HANDLER_RESULT_NOT_YET_HANDLED
+    }
+}
+
+extension Message {
+    /// The signal libdbus synthesises when the connection drops.
+    var isLocalDisconnect: Bool {
+        isSignal && interface?.rawValue == "org.freedesktop.DBus.Local" && member?.rawValue == "Disconnected"
+    }
+}
+
+extension Duration {
+    /// Milliseconds for libdbus: rounded up so short waits do not become
+    /// zero (a busy poll), and clamped to what an `int` holds.
+    internal var libdbusMilliseconds: Int32 {
+        let (seconds, attoseconds) = components
+        guard seconds >= 0 else { return 0 }
+        let milliseconds = seconds.multipliedReportingOverflow(by: 1000)
+        let total = milliseconds.partialValue.addingReportingOverflow((attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
+        guard !milliseconds.overflow, !total.overflow else { return Int32.max }
+        return Int32(clamping: total.partialValue)
+    }
+}

@@ -1,0 +1,64 @@
+internal import CDBus
+
+/// A D-Bus error: the name callers match on plus a human-readable message.
+///
+/// Both directions use it: errors libdbus reports (including error replies
+/// from remote peers) arrive as a `BusError`, and a service answers a call
+/// with one.
+public struct BusError: Error, Equatable, CustomStringConvertible {
+    /// The machine-readable error name.
+    public let name: ErrorName
+    /// The human-readable explanation.
+    public let message: String
+
+    /// Creates an error with a name and message.
+    public init(_ name: ErrorName, _ message: String) {
+        self.name = name
+        self.message = message
+    }
+
+    /// `name: message`, as libdbus tools print it.
+    public var description: String { "\(name): \(message)" }
+
+    /// Wrong argument types or values.
+    public static func invalidArgs(_ message: String) -> BusError { BusError(.invalidArgs, message) }
+    /// No such method.
+    public static func unknownMethod(_ message: String) -> BusError { BusError(.unknownMethod, message) }
+    /// No such property.
+    public static func unknownProperty(_ message: String) -> BusError { BusError(.unknownProperty, message) }
+    /// Set on a read-only property.
+    public static func propertyReadOnly(_ message: String) -> BusError { BusError(.propertyReadOnly, message) }
+    /// Nothing exported at the path.
+    public static func unknownObject(_ message: String) -> BusError { BusError(.unknownObject, message) }
+    /// The object lacks the interface.
+    public static func unknownInterface(_ message: String) -> BusError { BusError(.unknownInterface, message) }
+    /// Generic failure.
+    public static func failed(_ message: String) -> BusError { BusError(.failed, message) }
+}
+
+extension BusError {
+    /// Takes over a set `DBusError`, freeing it. libdbus error names are
+    /// normally valid; a peer could still send anything, hence the fallback.
+    internal init(consuming error: inout DBusError) {
+        let name = error.name.map { String(cString: $0) } ?? ""
+        let message = error.message.map { String(cString: $0) } ?? ""
+        dbus_error_free(&error)
+        self.init(ErrorName(rawValue: name) ?? .failed, message.isEmpty ? name : message)
+    }
+
+    /// Runs `body` with an initialised `DBusError`, throwing it if `body` set it
+    /// or `body` reported failure.
+    internal static func check<Result>(
+        _ what: @autoclosure () -> String,
+        _ body: (UnsafeMutablePointer<DBusError>) -> Result?
+    ) throws(BusError) -> Result {
+        var error = DBusError()
+        dbus_error_init(&error)
+        let result = body(&error)
+        if dbus_error_is_set(&error) != 0 {
+            throw BusError(consuming: &error)
+        }
+        guard let result else { throw BusError.failed("\(what()) failed") }
+        return result
+    }
+}

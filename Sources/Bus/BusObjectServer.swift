@@ -1,0 +1,266 @@
+import Dispatch
+
+/// Exports objects described by declarative tables; handles Introspectable,
+/// Properties (Get/GetAll/Set + PropertiesChanged), and routing.
+///
+/// Everything happens on the connection's queue, including creating the
+/// server. Malformed or unexpected calls get the standard freedesktop errors;
+/// none of them reach a handler.
+public final class BusObjectServer {
+    private let connection: BusConnection
+    private let queue: DispatchQueue
+    private var objects: [ObjectPath: [BusInterface]] = [:]
+
+    /// Starts answering every method call arriving on `connection`, which must
+    /// already be attached to `queue`. Call on `queue`.
+    public init(connection: BusConnection, queue: DispatchQueue) {
+        precondition(connection.queue === queue, "the connection must be attached to the server's queue")
+        dispatchPrecondition(condition: .onQueue(queue))
+        self.connection = connection
+        self.queue = queue
+        // Weak: the connection outlives the server only if someone keeps it;
+        // a call arriving after the server is gone gets libdbus's UnknownMethod.
+        connection.setMethodCallHandler { [weak self] message in
+            guard let self else { return false }
+            self.handle(message)
+            return true
+        }
+    }
+
+    /// Exports `interfaces` at `path`, replacing whatever was exported there.
+    public func export(_ path: ObjectPath, interfaces: [BusInterface]) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        let names = interfaces.map(\.name)
+        precondition(Set(names).count == names.count, "duplicate interface exported at \(path)")
+        precondition(
+            !names.contains { [.properties, .introspectable, .peer].contains($0) },
+            "standard interfaces are provided by the server, not exported")
+        objects[path] = interfaces
+    }
+
+    /// Stops exporting `path`; calls to it then fail with UnknownObject.
+    public func unexport(_ path: ObjectPath) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        objects[path] = nil
+    }
+
+    /// Emits a signal declared by `interface` on the object at `path`; traps
+    /// if it is not declared there or `arguments` do not match its signature.
+    public func emit(_ signal: MemberName, on path: ObjectPath, interface: InterfaceName, arguments: [BusValue]) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        guard let spec = exportedInterface(interface, at: path).signals.first(where: { $0.name == signal }) else {
+            preconditionFailure("\(interface) at \(path) declares no signal \(signal)")
+        }
+        let signature = arguments.map(\.signature).joined()
+        precondition(signature == spec.signature, "signal \(signal) has signature '\(spec.signature)', not '\(signature)'")
+        connection.emitSignal(path: path, interface: interface, member: signal, arguments: arguments)
+    }
+
+    /// Emits org.freedesktop.DBus.Properties.PropertiesChanged with the current
+    /// values of the named properties (reads their getters); properties whose
+    /// change signal is `.none` are never sent; `.invalidates` ones go into the
+    /// invalidated list. Traps on names the interface does not declare.
+    public func propertiesChanged(on path: ObjectPath, interface: InterfaceName, names: [String]) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        let declaration = exportedInterface(interface, at: path)
+        let properties = names.map { name in
+            guard let property = declaration.property(named: name) else {
+                preconditionFailure("\(interface) at \(path) declares no property \(name)")
+            }
+            return property
+        }
+        emitPropertiesChanged(properties, of: interface, on: path)
+    }
+
+    private func exportedInterface(_ name: InterfaceName, at path: ObjectPath) -> BusInterface {
+        guard let interface = objects[path]?.first(where: { $0.name == name }) else {
+            preconditionFailure("\(name) is not exported at \(path)")
+        }
+        return interface
+    }
+
+    private func emitPropertiesChanged(_ properties: [BusProperty], of interface: InterfaceName, on path: ObjectPath) {
+        var changed: [BusDictionaryEntry] = []
+        var invalidated: [String] = []
+        for property in properties {
+            switch property.changeSignal {
+            case .emits: changed.append(BusDictionaryEntry(key: .string(property.name), value: .variant(value(of: property))))
+            case .invalidates: invalidated.append(property.name)
+            case .none: break
+            }
+        }
+        guard !changed.isEmpty || !invalidated.isEmpty else { return }
+        connection.emitSignal(
+            path: path, interface: .properties, member: MemberName("PropertiesChanged"),
+            arguments: [
+                .string(interface.rawValue),
+                .dictionary(keySignature: "s", valueSignature: "v", changed),
+                .stringArray(invalidated),
+            ])
+    }
+
+    /// Reads a property, trapping if its getter breaks its declared type.
+    private func value(of property: BusProperty) -> BusValue {
+        let value = property.get()
+        precondition(
+            value.signature == property.signature,
+            "property \(property.name) is declared '\(property.signature)' but its getter returned '\(value.signature)'")
+        return value
+    }
+
+    // MARK: Routing
+
+    private func handle(_ message: Message) {
+        do {
+            try route(message)
+        } catch {
+            answer(message, with: error)
+        }
+    }
+
+    private func route(_ message: Message) throws(BusError) {
+        // libdbus only delivers method calls that carry a path and a member.
+        guard let path = message.path, let member = message.member else {
+            throw .failed("method call without path or member")
+        }
+        let interfaces = objects[path]
+        // The root always exists, so `busctl tree` works before anything is exported.
+        guard interfaces != nil || path == .root || !children(of: path).isEmpty else {
+            throw .unknownObject("No object at path '\(path)'")
+        }
+        let exported = interfaces ?? []
+
+        let interfaceName: InterfaceName
+        if let name = message.interface {
+            interfaceName = name
+        } else if let owner = exported.first(where: { $0.method(named: member) != nil }) {
+            interfaceName = owner.name
+        } else if member.rawValue == "Introspect" {
+            interfaceName = .introspectable
+        } else if ["Get", "GetAll", "Set"].contains(member.rawValue), interfaces != nil {
+            interfaceName = .properties
+        } else {
+            throw .unknownMethod("Object '\(path)' has no method '\(member)'")
+        }
+
+        switch interfaceName {
+        case .introspectable:
+            try introspect(message, member: member, path: path)
+        case .properties where interfaces != nil:
+            try handleProperties(message, member: member, path: path, interfaces: exported)
+        default:
+            guard let interface = exported.first(where: { $0.name == interfaceName }) else {
+                throw .unknownInterface("Object '\(path)' has no interface '\(interfaceName)'")
+            }
+            guard let method = interface.method(named: member) else {
+                throw .unknownMethod("Interface '\(interfaceName)' has no method '\(member)'")
+            }
+            try requireSignature(method.inSignature, of: message, method: member.rawValue)
+            let invocation = BusMethodInvocation(
+                message: message, arguments: try message.arguments(), method: "\(interfaceName).\(member)",
+                outSignature: method.outSignature, connection: connection, queue: queue)
+            method.handler(invocation)
+        }
+    }
+
+    private func requireSignature(_ expected: String, of message: Message, method: String) throws(BusError) {
+        let actual = message.signature
+        guard actual == expected else {
+            throw .invalidArgs("Method \(method) expects signature '\(expected)', got '\(actual)'")
+        }
+    }
+
+    private func answer(_ message: Message, with values: [BusValue]) {
+        guard message.expectsReply else { return }
+        let reply = message.makeReturn()
+        reply.append(values)
+        connection.send(reply)
+    }
+
+    private func answer(_ message: Message, with error: BusError) {
+        guard message.expectsReply else { return }
+        connection.send(message.makeError(error))
+    }
+
+    // MARK: Introspectable
+
+    private func introspect(_ message: Message, member: MemberName, path: ObjectPath) throws(BusError) {
+        guard member.rawValue == "Introspect" else {
+            throw .unknownMethod("Interface '\(InterfaceName.introspectable)' has no method '\(member)'")
+        }
+        try requireSignature("", of: message, method: "Introspect")
+        let xml = Introspection.document(interfaces: objects[path], children: children(of: path))
+        answer(message, with: [.string(xml)])
+    }
+
+    /// Names of the nodes directly below `path` that are, or lead to, exported objects.
+    private func children(of path: ObjectPath) -> [String] {
+        var names = Set<Substring>()
+        for exported in objects.keys where exported.isDescendant(of: path) {
+            names.insert(exported.childElement(below: path))
+        }
+        return names.map(String.init).sorted()
+    }
+
+    // MARK: Properties
+
+    private func handleProperties(
+        _ message: Message, member: MemberName, path: ObjectPath, interfaces: [BusInterface]
+    ) throws(BusError) {
+        switch member.rawValue {
+        case "Get":
+            try requireSignature("ss", of: message, method: "Get")
+            let arguments = try message.arguments()
+            let (_, property) = try lookUp(arguments[1].string ?? "", in: arguments[0].string ?? "", of: interfaces)
+            answer(message, with: [.variant(value(of: property))])
+
+        case "GetAll":
+            try requireSignature("s", of: message, method: "GetAll")
+            let name = try message.arguments()[0].string ?? ""
+            let selected = name.isEmpty ? interfaces : [try lookUp(interface: name, in: interfaces)]
+            let entries = selected.flatMap(\.properties).map {
+                BusDictionaryEntry(key: .string($0.name), value: .variant(value(of: $0)))
+            }
+            answer(message, with: [.dictionary(keySignature: "s", valueSignature: "v", entries)])
+
+        case "Set":
+            try requireSignature("ssv", of: message, method: "Set")
+            let arguments = try message.arguments()
+            let (interface, property) = try lookUp(
+                arguments[1].string ?? "", in: arguments[0].string ?? "", of: interfaces)
+            guard property.access == .readWrite, let set = property.set else {
+                throw .propertyReadOnly("Property '\(property.name)' is read-only")
+            }
+            guard let newValue = arguments[2].variant, newValue.signature == property.signature else {
+                let got = arguments[2].variant?.signature ?? "?"
+                throw .invalidArgs("Property '\(property.name)' has type '\(property.signature)', got '\(got)'")
+            }
+            try set(newValue)
+            answer(message, with: [])
+            emitPropertiesChanged([property], of: interface.name, on: path)
+
+        default:
+            throw .unknownMethod("Interface '\(InterfaceName.properties)' has no method '\(member)'")
+        }
+    }
+
+    private func lookUp(interface name: String, in interfaces: [BusInterface]) throws(BusError) -> BusInterface {
+        guard let interface = interfaces.first(where: { $0.name.rawValue == name }) else {
+            throw .unknownInterface("Object has no interface '\(name)'")
+        }
+        return interface
+    }
+
+    /// Finds a property; an empty interface name searches all interfaces, as
+    /// the Properties specification allows.
+    private func lookUp(
+        _ property: String, in interfaceName: String, of interfaces: [BusInterface]
+    ) throws(BusError) -> (BusInterface, BusProperty) {
+        let candidates = interfaceName.isEmpty ? interfaces : [try lookUp(interface: interfaceName, in: interfaces)]
+        for interface in candidates {
+            if let found = interface.property(named: property) { return (interface, found) }
+        }
+        let scope = interfaceName.isEmpty ? "Object" : "Interface '\(interfaceName)'"
+        throw .unknownProperty("\(scope) has no property '\(property)'")
+    }
+}

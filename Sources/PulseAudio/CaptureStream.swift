@@ -1,0 +1,42 @@
+internal import CPulse
+public import VoiceMemoCore
+
+/// The sample types a capture stream can deliver, native little-endian.
+public typealias CaptureSampleType = SampleType
+
+/// A recording stream from the audio server through `pa_simple`: blocking reads of
+/// interleaved frames, so it belongs to one thread (the capture thread).
+public final class CaptureStream: AudioCapture {
+    private let stream: OpaquePointer
+    public let sourceName: String
+
+    /// Connects to `source` (nil: the default input) at `sampleRate` × `channels`, asking
+    /// the server for fragments of `framesPerRead` frames.
+    public init(
+        source: String?, sampleRate: UInt32, channels: UInt32, sampleType: CaptureSampleType, framesPerRead: Int,
+        streamName: String = "Voice memo"
+    ) throws(PulseError) {
+        // pa_simple does not say which device it got; when following the default, ask.
+        if let source {
+            sourceName = source
+        } else {
+            sourceName = try ServerInfo.defaultSourceName()
+        }
+        let spec = pa_sample_spec(format: Pulse.sampleFormat(sampleType), rate: sampleRate, channels: UInt8(channels))
+        let fragmentBytes = UInt32(framesPerRead * Int(channels) * sampleType.byteCount)
+        stream = try Pulse.openRecord(
+            applicationName: "voicememo", streamName: streamName, source: source, spec: spec, fragmentBytes: fragmentBytes)
+    }
+
+    deinit {
+        Pulse.free(stream)
+    }
+
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws(RecorderError) {
+        do {
+            try Pulse.read(stream, into: buffer)
+        } catch {
+            throw .audioServer(error.description)
+        }
+    }
+}

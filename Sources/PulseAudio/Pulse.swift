@@ -1,0 +1,46 @@
+internal import CPulse
+
+/// Every call into libpulse's simple API goes through here, so the error code is turned
+/// into a `PulseError` right after the call that set it.
+enum Pulse {
+    static func message(_ code: Int32) -> String {
+        String(cString: pa_strerror(code))
+    }
+
+    static func openRecord(
+        applicationName: String, streamName: String, source: String?, spec: pa_sample_spec, fragmentBytes: UInt32
+    ) throws(PulseError) -> OpaquePointer {
+        var spec = spec
+        // Without an explicit fragment size the server delivers ~2 s lumps and the last one
+        // is lost on stop; maxlength stays at the server's default.
+        var attributes = pa_buffer_attr(
+            maxlength: UInt32.max, tlength: UInt32.max, prebuf: UInt32.max, minreq: UInt32.max, fragsize: fragmentBytes)
+        var error: Int32 = 0
+        guard
+            let stream = pa_simple_new(
+                nil, applicationName, PA_STREAM_RECORD, source, streamName, &spec, nil, &attributes, &error)
+        else {
+            throw PulseError(operation: "connecting to \(source ?? "the default input")", message: message(error))
+        }
+        return stream
+    }
+
+    static func read(_ stream: OpaquePointer, into buffer: UnsafeMutableRawBufferPointer) throws(PulseError) {
+        var error: Int32 = 0
+        guard pa_simple_read(stream, buffer.baseAddress, buffer.count, &error) == 0 else {
+            throw PulseError(operation: "reading captured audio", message: message(error))
+        }
+    }
+
+    static func free(_ stream: OpaquePointer) {
+        pa_simple_free(stream)
+    }
+
+    static func sampleFormat(_ type: CaptureSampleType) -> pa_sample_format_t {
+        switch type {
+        case .int16: PA_SAMPLE_S16LE
+        case .int32: PA_SAMPLE_S32LE
+        case .float32: PA_SAMPLE_FLOAT32LE
+        }
+    }
+}

@@ -1,0 +1,9 @@
+/// A PulseAudio failure, carrying the server's own explanation (`pa_strerror`).
+public struct PulseError: Error, Equatable, CustomStringConvertible {
+    /// What was being done ("connecting a capture stream to voicememo_mic").
+    public let operation: String
+    /// What libpulse said.
+    public let message: String
+
+    public var description: String { "\(operation): \(message)" }
+}

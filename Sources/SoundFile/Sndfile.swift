@@ -1,0 +1,105 @@
+internal import CSndfile
+
+/// Every call into libsndfile goes through here, so each error is read right after the
+/// call that caused it and turned into a `SoundFileError`.
+enum Sndfile {
+    /// The major/sub-format code libsndfile uses for `format` at `quality`.
+    static func formatCode(_ format: FileFormat) -> Int32 {
+        switch format {
+        case .wav(let sampleType): Int32(SF_FORMAT_WAV) | sampleType
+        case .flac: Int32(SF_FORMAT_FLAC | SF_FORMAT_PCM_16)
+        case .opus: Int32(SF_FORMAT_OGG | SF_FORMAT_OPUS)
+        case .vorbis: Int32(SF_FORMAT_OGG | SF_FORMAT_VORBIS)
+        case .mp3: Int32(SF_FORMAT_MPEG | SF_FORMAT_MPEG_LAYER_III)
+        }
+    }
+
+    /// The codes for the WAV sample formats.
+    static let pcm16 = Int32(SF_FORMAT_PCM_16)
+    static let pcm24 = Int32(SF_FORMAT_PCM_24)
+    static let float = Int32(SF_FORMAT_FLOAT)
+
+    /// libsndfile's text for the error of `handle` (or of the last failed open, when nil).
+    static func lastError(_ handle: OpaquePointer?) -> String {
+        String(cString: sf_strerror(handle))
+    }
+
+    /// Opens `path`; `info` is filled in on read and must describe the file on write.
+    static func open(_ path: String, writing: Bool, info: inout SF_INFO) throws(SoundFileError) -> OpaquePointer {
+        guard let handle = sf_open(path, Int32(writing ? SFM_WRITE : SFM_READ), &info) else {
+            throw SoundFileError(path: path, message: lastError(nil))
+        }
+        return handle
+    }
+
+    /// Sends a double-valued command (compression level).
+    static func command(_ handle: OpaquePointer, _ command: Int32, double value: Double, path: String) throws(SoundFileError) {
+        var value = value
+        guard sf_command(handle, command, &value, Int32(MemoryLayout<Double>.size)) == SF_TRUE else {
+            throw SoundFileError(path: path, message: "libsndfile refused setting 0x\(String(command, radix: 16)): \(lastError(handle))")
+        }
+    }
+
+    /// Sends an int-valued command (flags, bit-rate mode) and returns libsndfile's answer.
+    @discardableResult
+    static func command(_ handle: OpaquePointer, _ command: Int32, int value: Int32) -> Int32 {
+        var value = value
+        return sf_command(handle, command, &value, Int32(MemoryLayout<Int32>.size))
+    }
+
+    static func setString(_ handle: OpaquePointer, _ kind: Int32, _ text: String, path: String) throws(SoundFileError) {
+        guard sf_set_string(handle, kind, text) == 0 else {
+            throw SoundFileError(path: path, message: "cannot store a tag: \(lastError(handle))")
+        }
+    }
+
+    static func string(_ handle: OpaquePointer, _ kind: Int32) -> String? {
+        sf_get_string(handle, kind).map { String(cString: $0) }
+    }
+
+    /// Writes `frames` frames of `sampleType` from `buffer`; a short write is an error
+    /// (disk full, I/O error) with libsndfile's reason.
+    static func write(
+        _ handle: OpaquePointer, _ buffer: UnsafeRawBufferPointer, frames: Int, sampleType: WrittenSampleType, path: String
+    ) throws(SoundFileError) {
+        let written: sf_count_t
+        switch sampleType {
+        case .int16: written = sf_writef_short(handle, buffer.assumingMemoryBound(to: Int16.self).baseAddress, sf_count_t(frames))
+        case .int32: written = sf_writef_int(handle, buffer.assumingMemoryBound(to: Int32.self).baseAddress, sf_count_t(frames))
+        case .float32: written = sf_writef_float(handle, buffer.assumingMemoryBound(to: Float.self).baseAddress, sf_count_t(frames))
+        }
+        guard written == frames else {
+            throw SoundFileError(path: path, message: "wrote \(written) of \(frames) frames: \(lastError(handle))")
+        }
+    }
+
+    static func sync(_ handle: OpaquePointer) { sf_write_sync(handle) }
+
+    static func close(_ handle: OpaquePointer, path: String) throws(SoundFileError) {
+        let status = sf_close(handle)
+        guard status == 0 else {
+            throw SoundFileError(path: path, message: String(cString: sf_error_number(status)))
+        }
+    }
+
+    static let titleTag = Int32(SF_STR_TITLE)
+    static let dateTag = Int32(SF_STR_DATE)
+    static let softwareTag = Int32(SF_STR_SOFTWARE)
+    static let setCompressionLevel = Int32(SFC_SET_COMPRESSION_LEVEL)
+    static let setBitrateMode = Int32(SFC_SET_BITRATE_MODE)
+    static let variableBitrate = Int32(SF_BITRATE_MODE_VARIABLE)
+    static let updateHeaderAutomatically = Int32(SFC_SET_UPDATE_HEADER_AUTO)
+    static let updateHeaderNow = Int32(SFC_UPDATE_HEADER_NOW)
+    static let majorMask = Int32(SF_FORMAT_TYPEMASK)
+    static let subMask = Int32(SF_FORMAT_SUBMASK)
+}
+
+/// The file formats libsndfile is asked for (WAV carries its sample format code).
+enum FileFormat {
+    case wav(Int32), flac, opus, vorbis, mp3
+}
+
+/// The in-memory sample type handed to `sf_writef_*`.
+enum WrittenSampleType {
+    case int16, int32, float32
+}

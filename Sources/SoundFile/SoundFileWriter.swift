@@ -1,0 +1,94 @@
+internal import CSndfile
+public import VoiceMemoCore
+
+/// A memo file being recorded: created with the memo's tags, appended to frame by frame,
+/// kept decodable on disk (WAV headers are rewritten after every write), finalized by `close()`.
+///
+/// Used from the capture thread only after `init`.
+public final class SoundFileWriter: AudioFileSink {
+    private var handle: OpaquePointer?
+    private let path: String
+    private let sampleType: WrittenSampleType
+
+    /// Creates `path` for `request`'s format, rate, channels and quality, with `tags` stored.
+    public init(path: String, request: RecordingRequest, tags: MemoTags) throws(SoundFileError) {
+        self.path = path
+        let captured = request.format.sampleType(for: request.quality)
+        switch captured {
+        case .int16: sampleType = .int16
+        case .int32: sampleType = .int32
+        case .float32: sampleType = .float32
+        }
+        let fileFormat: FileFormat
+        switch request.format {
+        case .wav:
+            fileFormat = .wav(captured == .int16 ? Sndfile.pcm16 : captured == .int32 ? Sndfile.pcm24 : Sndfile.float)
+        case .flac: fileFormat = .flac
+        case .opus: fileFormat = .opus
+        case .vorbis: fileFormat = .vorbis
+        case .mp3: fileFormat = .mp3
+        }
+        var info = SF_INFO()
+        info.samplerate = Int32(request.sampleRate)
+        info.channels = Int32(request.channels)
+        info.format = Sndfile.formatCode(fileFormat)
+        let handle = try Sndfile.open(path, writing: true, info: &info)
+        self.handle = handle
+        // Tags go in before the first frame: Ogg and MP3 write them in their headers.
+        if let title = tags.title, !title.isEmpty { try Sndfile.setString(handle, Sndfile.titleTag, title, path: path) }
+        try Sndfile.setString(handle, Sndfile.dateTag, tags.date, path: path)
+        try Sndfile.setString(handle, Sndfile.softwareTag, tags.software, path: path)
+        try Self.configureEncoder(handle, format: request.format, quality: request.quality, path: path)
+    }
+
+    deinit {
+        if let handle { try? Sndfile.close(handle, path: path) }
+    }
+
+    /// Maps the contract's quality onto each encoder's own knob.
+    private static func configureEncoder(
+        _ handle: OpaquePointer, format: AudioFormat, quality: Quality, path: String
+    ) throws(SoundFileError) {
+        switch format {
+        case .wav:
+            // Keep the header true after every write, so the file is valid while recording.
+            Sndfile.command(handle, Sndfile.updateHeaderAutomatically, int: 1)
+        case .flac:
+            // Lossless: quality buys compression effort (level 0…8).
+            try Sndfile.command(handle, Sndfile.setCompressionLevel, double: quality.scale, path: path)
+        case .opus, .vorbis:
+            // libsndfile's compression level is the inverse of VBR quality.
+            try Sndfile.command(handle, Sndfile.setCompressionLevel, double: 1 - quality.scale * 0.9, path: path)
+        case .mp3:
+            Sndfile.command(handle, Sndfile.setBitrateMode, int: Sndfile.variableBitrate)
+            try Sndfile.command(handle, Sndfile.setCompressionLevel, double: 1 - quality.scale * 0.9, path: path)
+        }
+    }
+
+    public func write(_ frames: UnsafeRawBufferPointer, frameCount: Int) throws(RecorderError) {
+        do {
+            try Sndfile.write(openHandle, frames, frames: frameCount, sampleType: sampleType, path: path)
+        } catch {
+            throw .storage(error.description)
+        }
+    }
+
+    public func synchronize() throws(RecorderError) {
+        Sndfile.sync(openHandle)
+    }
+
+    public func close() throws(RecorderError) {
+        let handle = openHandle
+        self.handle = nil
+        do {
+            try Sndfile.close(handle, path: path)
+        } catch {
+            throw .storage(error.description)
+        }
+    }
+
+    private var openHandle: OpaquePointer {
+        guard let handle else { preconditionFailure("\(path) used after close()") }
+        return handle
+    }
+}

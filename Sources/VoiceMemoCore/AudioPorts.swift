@@ -1,0 +1,43 @@
+/// What the recorder needs from an audio server: a stream of interleaved frames.
+///
+/// Implementations own their server connection; `read` blocks until `buffer` is full, so a
+/// capture stream is used from one thread only.
+public protocol AudioCapture: AnyObject {
+    /// The source actually feeding the stream, as the server names it.
+    var sourceName: String { get }
+    /// Fills `buffer` completely with captured frames.
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws(RecorderError)
+}
+
+/// What the recorder needs from a file: somewhere to append frames that stays decodable.
+public protocol AudioFileSink: AnyObject {
+    /// Appends `frameCount` interleaved frames of the sink's sample type.
+    func write(_ frames: UnsafeRawBufferPointer, frameCount: Int) throws(RecorderError)
+    /// Pushes everything written so far to the disk, headers included, so a crash keeps it.
+    func synchronize() throws(RecorderError)
+    /// Finalizes the file; no writes after this.
+    func close() throws(RecorderError)
+}
+
+/// Creates the two ends of a recording; the daemon supplies one over PulseAudio and libsndfile,
+/// unit tests supply fakes.
+public protocol RecordingBackend: Sendable {
+    /// Creates the memo's file (called on the recorder's queue, so a storage error answers the call).
+    func makeFileSink(path: String, request: RecordingRequest, tags: MemoTags) throws(RecorderError) -> AudioFileSink
+    /// Connects a capture stream (called on the capture thread: it may block on the server).
+    func openCapture(request: RecordingRequest, framesPerRead: Int) throws(RecorderError) -> AudioCapture
+}
+
+/// Metadata written into a memo's own tags.
+public struct MemoTags: Equatable, Sendable {
+    public var title: String?
+    /// ISO 8601 date of the recording's start.
+    public var date: String
+    public var software: String
+
+    public init(title: String?, date: String, software: String = "voicememo") {
+        self.title = title
+        self.date = date
+        self.software = software
+    }
+}

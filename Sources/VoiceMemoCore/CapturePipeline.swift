@@ -1,0 +1,135 @@
+import Dispatch
+import Synchronization
+
+/// Moves audio from a capture stream into a file on a thread of its own, so the bus never
+/// waits on the audio server and the audio never waits on the bus.
+///
+/// Owned by the recorder's queue: `start`, `pause`, `resume` and `stop` are called there, and
+/// every callback is delivered there. The capture thread only reads the atomics below.
+public final class CapturePipeline: @unchecked Sendable {
+    /// How a pipeline ended.
+    public enum Ending: Equatable, Sendable {
+        /// `stop()` was called; the file is complete.
+        case stopped
+        /// The requested duration was reached; the file is complete.
+        case durationReached
+        /// The capture stream failed; the file holds everything captured before.
+        case captureFailed(RecorderError)
+        /// Writing failed; the file holds everything written before.
+        case writeFailed(RecorderError)
+    }
+
+    /// Called once the capture stream is connected (or failed to connect).
+    public var onStarted: ((Result<String, RecorderError>) -> Void)?
+    /// Called once after the file is closed.
+    public var onEnded: ((Ending, RecorderError?) -> Void)?
+
+    private let request: RecordingRequest
+    private let backend: RecordingBackend
+    private let sink: AudioFileSink
+    private let callbackQueue: DispatchQueue
+    private let framesPerRead: Int
+    private let syncInterval: Int
+
+    private let isPaused = Atomic<Bool>(false)
+    private let isStopRequested = Atomic<Bool>(false)
+    private let recordedFrameCount = Atomic<Int>(0)
+
+    /// Frames per read: 20 ms keeps stop and pause within a fragment of the request.
+    public static func framesPerRead(sampleRate: UInt32) -> Int { Int(sampleRate) / 50 }
+
+    public init(request: RecordingRequest, backend: RecordingBackend, sink: AudioFileSink, callbackQueue: DispatchQueue) {
+        self.request = request
+        self.backend = backend
+        self.sink = sink
+        self.callbackQueue = callbackQueue
+        self.framesPerRead = Self.framesPerRead(sampleRate: request.sampleRate)
+        // Sync about every two seconds: bounded loss on power failure, little disk churn.
+        self.syncInterval = Int(request.sampleRate) * 2
+    }
+
+    /// Frames written to the file so far (pauses excluded).
+    public var recordedFrames: Int { recordedFrameCount.load(ordering: .relaxed) }
+
+    /// Seconds written to the file so far.
+    public var currentTime: Double { Double(recordedFrames) / Double(request.sampleRate) }
+
+    /// Opens the capture stream and starts moving audio, off the caller's queue.
+    public func start() {
+        // A queue of its own per recording: its one work item blocks in `read` for as long
+        // as the recording lasts, which is what a dedicated thread is for.
+        DispatchQueue(label: "voicememo.capture", qos: .userInteractive).async { [self] in run() }
+    }
+
+    /// Stops writing; captured audio is discarded until `resume()`.
+    public func pause() { isPaused.store(true, ordering: .relaxed) }
+
+    /// Writes again, appending to the same file.
+    public func resume() { isPaused.store(false, ordering: .relaxed) }
+
+    /// Ends the recording after the read in progress; `onEnded` follows once the file is closed.
+    public func stop() { isStopRequested.store(true, ordering: .relaxed) }
+
+    private func run() {
+        let capture: AudioCapture
+        do {
+            capture = try backend.openCapture(request: request, framesPerRead: framesPerRead)
+        } catch {
+            let closeError = closeSink()
+            deliver { $0.onStarted?(.failure(error)) }
+            deliver { $0.onEnded?(.captureFailed(error), closeError) }
+            return
+        }
+        let sourceName = capture.sourceName
+        deliver { $0.onStarted?(.success(sourceName)) }
+        let ending = pump(from: capture)
+        let closeError = closeSink()
+        deliver { $0.onEnded?(ending, closeError) }
+    }
+
+    private func pump(from capture: AudioCapture) -> Ending {
+        let bytesPerFrame = Int(request.channels) * request.format.sampleType(for: request.quality).byteCount
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: framesPerRead * bytesPerFrame, alignment: 16)
+        defer { buffer.deallocate() }
+        let limit = request.frameLimit
+        var framesSinceSync = 0
+        while !isStopRequested.load(ordering: .relaxed) {
+            do {
+                try capture.read(into: buffer)
+            } catch {
+                return .captureFailed(error)
+            }
+            // A read that completes after a pause or stop request holds mostly audio from
+            // after the request, so it is dropped for pause but kept for stop.
+            if isPaused.load(ordering: .relaxed) { continue }
+            var frames = framesPerRead
+            if let limit { frames = min(frames, limit - recordedFrames) }
+            do {
+                try sink.write(UnsafeRawBufferPointer(rebasing: buffer[0..<(frames * bytesPerFrame)]), frameCount: frames)
+                framesSinceSync += frames
+                if framesSinceSync >= syncInterval {
+                    try sink.synchronize()
+                    framesSinceSync = 0
+                }
+            } catch {
+                return .writeFailed(error)
+            }
+            recordedFrameCount.add(frames, ordering: .relaxed)
+            if let limit, recordedFrames >= limit { return .durationReached }
+        }
+        return .stopped
+    }
+
+    private func closeSink() -> RecorderError? {
+        do {
+            try sink.close()
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    private func deliver(_ body: @escaping @Sendable (CapturePipeline) -> Void) {
+        callbackQueue.async { body(self) }
+    }
+}

@@ -1,0 +1,123 @@
+import FoundationEssentials
+
+/// How memo files are named and how a memo's bus id follows from its file name.
+///
+/// New memos are named `2026-11-29 14.03.07 Title.opus`: sortable, readable in a file
+/// manager, and free of characters any desktop file system refuses. The id keeps only the
+/// time stamp (`20261129T140307`), so renaming a memo does not move its bus object.
+public enum MemoNaming {
+    /// The file name for a new memo started at `date` (UTC is not used: people read local
+    /// time), with `sequence` > 1 telling apart memos started within the same second.
+    public static func fileName(
+        date: Date, title: String?, format: AudioFormat, sequence: Int = 1, timeZone: TimeZone = .current
+    ) -> String {
+        var stamp = timeStamp(date, timeZone: timeZone)
+        if sequence > 1 { stamp += "-\(sequence)" }
+        let title = title.map(fileSafeTitle) ?? ""
+        return (title.isEmpty ? stamp : "\(stamp) \(title)") + "." + format.fileExtension
+    }
+
+    /// The memo id for a file name: the time stamp when the name starts with one, otherwise
+    /// the whole name escaped so it is a valid object-path element.
+    public static func memoID(forFileName name: String) -> String {
+        if let stamp = parseStamp(name) {
+            return stamp.sequence > 1 ? "\(stamp.compact)_\(stamp.sequence)" : stamp.compact
+        }
+        return "f" + escapedPathElement(name)
+    }
+
+    /// The title a file name carries after its time stamp, if any.
+    public static func title(forFileName name: String) -> String? {
+        let base = name.lastIndex(of: ".").map { String(name[..<$0]) } ?? name
+        guard let stamp = parseStamp(name) else { return base.isEmpty ? nil : base }
+        let rest = base.dropFirst(stamp.length).drop(while: { $0 == " " })
+        return rest.isEmpty ? nil : String(rest)
+    }
+
+    /// Makes a title safe as part of a file name: no path separators, no leading dots, no
+    /// control characters, bounded length in bytes.
+    public static func fileSafeTitle(_ title: String) -> String {
+        var scalars = String.UnicodeScalarView()
+        for scalar in title.unicodeScalars {
+            if scalar == "/" || scalar == "\\" || scalar == "\0" {
+                scalars.append("-")
+            } else if scalar.properties.generalCategory == .control {
+                scalars.append(" ")
+            } else {
+                scalars.append(scalar)
+            }
+        }
+        var safe = Substring(String(scalars))
+        safe = safe.drop(while: { $0 == "." || $0.isWhitespace })
+        // Leave room in NAME_MAX (255 bytes) for the stamp and extension.
+        while safe.utf8.count > 180 { safe.removeLast() }
+        while safe.last?.isWhitespace == true { safe.removeLast() }
+        return String(safe)
+    }
+
+    /// Escapes like systemd's `bus_label_escape`: every byte outside [A-Za-z0-9] becomes
+    /// `_xx`, so distinct names give distinct, valid object-path elements.
+    public static func escapedPathElement(_ text: String) -> String {
+        var result = ""
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"):
+                result.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                let hex = String(byte, radix: 16)
+                result += "_" + (hex.count == 1 ? "0" + hex : hex)
+            }
+        }
+        return result.isEmpty ? "_" : result
+    }
+
+    /// `YYYY-MM-DD HH.MM.SS` in `timeZone`.
+    static func timeStamp(_ date: Date, timeZone: TimeZone) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
+        func two(_ value: Int?) -> String { value.map { $0 < 10 ? "0\($0)" : "\($0)" } ?? "00" }
+        return "\(parts.year ?? 0)-\(two(parts.month))-\(two(parts.day)) "
+            + "\(two(parts.hour)).\(two(parts.minute)).\(two(parts.second))"
+    }
+
+    /// A parsed leading time stamp: its compact id form, sequence number and length in characters.
+    struct Stamp {
+        var compact: String
+        var sequence: Int
+        var length: Int
+    }
+
+    static func parseStamp(_ name: String) -> Stamp? {
+        // "YYYY-MM-DD HH.MM.SS" is 19 ASCII characters; digits and separators at fixed places.
+        let chars = Array(name.utf8)
+        guard chars.count >= 19 else { return nil }
+        let pattern = Array("dddd-dd-dd dd.dd.dd".utf8)
+        var digits = ""
+        for (index, expected) in pattern.enumerated() {
+            let char = chars[index]
+            if expected == UInt8(ascii: "d") {
+                guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(char) else { return nil }
+                digits.unicodeScalars.append(Unicode.Scalar(char))
+            } else if char != expected {
+                return nil
+            }
+        }
+        var length = 19
+        var sequence = 1
+        if chars.count > 20, chars[19] == UInt8(ascii: "-") {
+            let run = chars[20...].prefix(while: { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
+            if !run.isEmpty, run.count <= 6, let value = Int(String(decoding: run, as: UTF8.self)), value > 1 {
+                sequence = value
+                length = 20 + run.count
+            }
+        }
+        // The stamp must end the name's stem or be followed by a space or the extension dot.
+        guard chars.count == length || chars[length] == UInt8(ascii: " ") || chars[length] == UInt8(ascii: ".") else {
+            return nil
+        }
+        let compact = String(digits.prefix(8)) + "T" + String(digits.dropFirst(8))
+        return Stamp(compact: compact, sequence: sequence, length: length)
+    }
+}

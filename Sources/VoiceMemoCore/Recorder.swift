@@ -1,0 +1,327 @@
+import Dispatch
+import FoundationEssentials
+
+/// The recorder's state machine: what `Record`, `Pause`, `Resume`, `Stop`, `Cancel` and
+/// `Toggle` do in each state, modelled on AVAudioRecorder.
+///
+/// Everything runs on `queue` (checked with `dispatchPrecondition`), so the state needs no
+/// locks (hence `@unchecked Sendable`); completions are called there too, possibly later (a start waits for the audio
+/// server, a stop for the file to be finalized).
+public final class Recorder: @unchecked Sendable {
+    public typealias Completion<Value> = (Result<Value, RecorderError>) -> Void
+
+    public weak var observer: RecorderObserver?
+    public let directory: MemoDirectory
+
+    public private(set) var state: RecorderState = .idle
+    /// The defaults for the next `record()`; every change is saved.
+    public private(set) var defaults: RecorderDefaults
+
+    private let backend: RecordingBackend
+    private let settings: SettingsStore?
+    private let queue: DispatchQueue
+    private let now: () -> Date
+    private var open: OpenRecording?
+    /// Recordings stopped but still being finalized, by memo id.
+    private var closing: [String: OpenRecording] = [:]
+
+    public init(
+        directory: MemoDirectory, defaults: RecorderDefaults, settings: SettingsStore?, backend: RecordingBackend,
+        queue: DispatchQueue, now: @escaping () -> Date = Date.init
+    ) {
+        self.directory = directory
+        self.defaults = defaults
+        self.settings = settings
+        self.backend = backend
+        self.queue = queue
+        self.now = now
+    }
+
+    /// The open memo, if any.
+    public var currentMemo: MemoReference? { open?.memo }
+
+    /// Seconds recorded into the open memo, pauses excluded.
+    public var currentTime: Double { open?.pipeline?.currentTime ?? 0 }
+
+    /// The source feeding the open recording, empty when none.
+    public var activeSource: String { open?.activeSource ?? "" }
+
+    // MARK: Requests
+
+    /// `Record`: starts a memo with the defaults when idle, resumes when paused, and
+    /// otherwise returns the open memo.
+    public func record(completion: @escaping Completion<MemoReference>) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        switch state {
+        case .idle:
+            start(RecordingRequest(defaults: defaults), completion: completion)
+        case .paused:
+            resumeOpen()
+            completion(.success(open!.memo))
+        case .recording, .scheduled, .interrupted:
+            completion(.success(open!.memo))
+        }
+    }
+
+    /// `RecordWithOptions`: starts a memo with per-recording options; `busy` unless idle.
+    public func record(options: [String: OptionValue], completion: @escaping Completion<MemoReference>) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        let request: RecordingRequest
+        do {
+            request = try RecordingRequest(defaults: defaults, options: options, now: unixNow)
+        } catch {
+            return completion(.failure(error))
+        }
+        guard state == .idle else {
+            return completion(.failure(.busy("a recording is already open (\(open!.memo.id)); Stop or Cancel it first")))
+        }
+        start(request, completion: completion)
+    }
+
+    /// `Pause`: stops writing audio; the file stays valid on disk.
+    public func pause() throws(RecorderError) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        switch state {
+        case .recording:
+            open!.pipeline!.pause()
+            setState(.paused)
+        case .paused, .interrupted:
+            break
+        case .scheduled:
+            throw .notRecording("the recording has not started yet; Cancel it, or wait for its start time")
+        case .idle:
+            throw .notRecording("nothing is being recorded; call Record first")
+        }
+    }
+
+    /// `Resume`: appends to the paused memo.
+    public func resume() throws(RecorderError) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        switch state {
+        case .paused: resumeOpen()
+        case .recording, .scheduled, .interrupted: break
+        case .idle: throw .notRecording("nothing is paused; call Record to start a memo")
+        }
+    }
+
+    /// `Stop`: finishes the open memo; `completion` runs once the file is finalized. A
+    /// memo still waiting for its start time is dropped, as nothing was recorded.
+    public func stop(completion: @escaping Completion<MemoReference>) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        guard let recording = open else {
+            return completion(.failure(.notRecording("nothing is being recorded; there is nothing to stop")))
+        }
+        close(recording, cancelling: recording.pipeline == nil) { result in
+            completion(result.map { recording.memo })
+        }
+    }
+
+    /// `Cancel`: stops and deletes the open memo; `completion` runs once nothing is left on disk.
+    public func cancel(completion: @escaping Completion<Void>) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        guard let recording = open else {
+            return completion(.failure(.notRecording("nothing is being recorded; there is nothing to cancel")))
+        }
+        close(recording, cancelling: true, completion: completion)
+    }
+
+    /// `Toggle`: starts when idle, otherwise stops; returns the state this toggle moved to
+    /// (read right after the transition: later calls may move on before the reply is sent).
+    public func toggle(completion: @escaping Completion<RecorderState>) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        if state == .idle {
+            record { result in completion(result.map { _ in .recording }) }
+        } else {
+            stop { result in completion(result.map { _ in .idle }) }
+        }
+    }
+
+    /// Changes the defaults for the next `record()` and saves them.
+    public func updateDefaults(_ change: (inout RecorderDefaults) throws(RecorderError) -> Void) throws(RecorderError) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        var updated = defaults
+        try change(&updated)
+        guard updated != defaults else { return }
+        try settings?.save(updated)
+        let changed = RecorderProperty.defaultsProperties.filter { $0.value(in: updated) != $0.value(in: defaults) }
+        defaults = updated
+        observer?.recorder(self, didChange: changed)
+    }
+
+    // MARK: Transitions
+
+    private var unixNow: Int64 { Int64(now().timeIntervalSince1970.rounded(.down)) }
+
+    private func start(_ request: RecordingRequest, completion: @escaping Completion<MemoReference>) {
+        do {
+            try directory.prepare()
+        } catch {
+            return completion(.failure(error))
+        }
+        let startDate = request.startTime.map { Date(timeIntervalSince1970: Double($0)) } ?? now()
+        let memo = directory.newMemo(
+            date: max(startDate, now()), title: request.title, format: request.format, reserved: Set(closing.keys))
+        let recording = OpenRecording(memo: memo, request: request)
+        if let startTime = request.startTime, startTime > unixNow {
+            schedule(recording, at: startTime)
+            open = recording
+            setState(.scheduled, also: [.currentMemo])
+            return completion(.success(memo))
+        }
+        do {
+            try beginCapture(recording, completion: completion)
+        } catch {
+            return completion(.failure(error))
+        }
+        open = recording
+        setState(.recording, also: [.currentMemo])
+    }
+
+    private func schedule(_ recording: OpenRecording, at startTime: Int64) {
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.schedule(wallDeadline: .now() + .milliseconds(Int(Double(startTime) * 1000 - now().timeIntervalSince1970 * 1000)))
+        timer.setEventHandler { [weak self, unowned recording] in
+            guard let self, open === recording else { return }
+            recording.timer = nil
+            do throws(RecorderError) {
+                try beginCapture(recording) { _ in }
+                setState(.recording)
+            } catch {
+                open = nil
+                setState(.idle, also: [.currentMemo])
+                observer?.recorder(self, didFailToEncode: recording.memo, message: error.message)
+                observer?.recorder(self, didFinish: recording.memo, successfully: false)
+            }
+        }
+        recording.timer = timer
+        timer.activate()
+    }
+
+    /// Creates the file (so a storage error answers the caller) and starts the pipeline;
+    /// `completion` runs once audio flows or the server refuses.
+    private func beginCapture(_ recording: OpenRecording, completion: @escaping Completion<MemoReference>) throws(RecorderError) {
+        let tags = MemoTags(title: recording.request.title, date: now().formatted(.iso8601))
+        let sink = try backend.makeFileSink(path: recording.memo.path, request: recording.request, tags: tags)
+        let pipeline = CapturePipeline(request: recording.request, backend: backend, sink: sink, callbackQueue: queue)
+        pipeline.onStarted = { [weak self, unowned recording] result in
+            self?.captureStarted(recording, result: result, completion: completion)
+        }
+        pipeline.onEnded = { [weak self, unowned recording] ending, closeError in
+            self?.captureEnded(recording, ending: ending, closeError: closeError)
+        }
+        recording.pipeline = pipeline
+        recording.keepAlive = recording
+        pipeline.start()
+    }
+
+    private func captureStarted(_ recording: OpenRecording, result: Result<String, RecorderError>, completion: Completion<MemoReference>) {
+        switch result {
+        case .success(let source):
+            recording.activeSource = source
+            if open === recording { observer?.recorder(self, didChange: [.activeSource]) }
+            completion(.success(recording.memo))
+        case .failure(let error):
+            recording.failedToStart = true
+            completion(.failure(error))
+        }
+    }
+
+    private func captureEnded(_ recording: OpenRecording, ending: CapturePipeline.Ending, closeError: RecorderError?) {
+        recording.keepAlive = nil
+        closing[recording.memo.id] = nil
+        if open === recording {
+            open = nil
+            setState(.idle, also: [.currentMemo, .activeSource])
+        }
+        var failure = closeError
+        var successfully = closeError == nil
+        switch ending {
+        case .stopped, .durationReached:
+            break
+        case .captureFailed(let error):
+            successfully = false
+            failure = failure ?? error
+        case .writeFailed(let error):
+            successfully = false
+            failure = error
+            observer?.recorder(self, didFailToEncode: recording.memo, message: error.message)
+        }
+        if recording.isCancelled || recording.failedToStart {
+            let removal = Result<Void, RecorderError> { () throws(RecorderError) in try directory.remove(recording.memo) }
+            recording.finish(recording.failedToStart ? .failure(failure ?? .audioServer("capture did not start")) : removal)
+            return
+        }
+        if let closeError { observer?.recorder(self, didFailToEncode: recording.memo, message: closeError.message) }
+        observer?.recorder(self, didFinish: recording.memo, successfully: successfully)
+        recording.finish(closeError.map { .failure($0) } ?? .success(()))
+    }
+
+    private func close(_ recording: OpenRecording, cancelling: Bool, completion: @escaping Completion<Void>) {
+        open = nil
+        recording.isCancelled = cancelling
+        setState(.idle, also: [.currentMemo, .activeSource])
+        if let timer = recording.timer {
+            // Scheduled but never started: no file was created.
+            timer.cancel()
+            recording.timer = nil
+            return completion(.success(()))
+        }
+        recording.completions.append(completion)
+        closing[recording.memo.id] = recording
+        recording.pipeline!.stop()
+    }
+
+    private func resumeOpen() {
+        open!.pipeline!.resume()
+        setState(.recording)
+    }
+
+    private func setState(_ newState: RecorderState, also extra: [RecorderProperty] = []) {
+        let changed = (state != newState ? [.state] : []) + extra
+        state = newState
+        if !changed.isEmpty { observer?.recorder(self, didChange: changed) }
+    }
+}
+
+/// One memo from `Record` until its file is closed; confined to the recorder's queue.
+private final class OpenRecording: @unchecked Sendable {
+    let memo: MemoReference
+    let request: RecordingRequest
+    var pipeline: CapturePipeline?
+    var timer: DispatchSourceTimer?
+    var activeSource = ""
+    var isCancelled = false
+    var failedToStart = false
+    var completions: [Recorder.Completion<Void>] = []
+    /// Holds the recording alive while its pipeline runs, even after the recorder lets go.
+    var keepAlive: OpenRecording?
+
+    init(memo: MemoReference, request: RecordingRequest) {
+        self.memo = memo
+        self.request = request
+    }
+
+    func finish(_ result: Result<Void, RecorderError>) {
+        let waiting = completions
+        completions = []
+        waiting.forEach { $0(result) }
+    }
+}
+
+extension RecorderProperty {
+    /// The properties that mirror `RecorderDefaults`.
+    static let defaultsProperties: [RecorderProperty] = [.format, .sampleRate, .channels, .quality, .source, .meteringEnabled]
+
+    /// This property's value in `defaults`, for change detection.
+    func value(in defaults: RecorderDefaults) -> String? {
+        switch self {
+        case .format: defaults.format.rawValue
+        case .sampleRate: String(defaults.sampleRate)
+        case .channels: String(defaults.channels)
+        case .quality: defaults.quality.rawValue
+        case .source: defaults.source
+        case .meteringEnabled: String(defaults.isMeteringEnabled)
+        case .state, .currentMemo, .activeSource: nil
+        }
+    }
+}

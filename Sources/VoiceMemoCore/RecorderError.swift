@@ -1,0 +1,32 @@
+/// Why a recorder request failed, in the contract's terms; each case's message tells a
+/// person what to do next.
+public enum RecorderError: Error, Equatable, Sendable {
+    /// A request argument is malformed or out of range.
+    case invalidArgument(String)
+    /// The request needs an open recording and there is none.
+    case notRecording(String)
+    /// Another recording or playback is in the way.
+    case busy(String)
+    /// The named memo does not exist.
+    case noSuchMemo(String)
+    /// The audio server refused or failed.
+    case audioServer(String)
+    /// The memo directory or a memo file could not be written.
+    case storage(String)
+    /// The combination asked for is valid alone but cannot be recorded.
+    case unsupported(String)
+
+    /// The human-readable explanation.
+    public var message: String {
+        switch self {
+        case .invalidArgument(let message), .notRecording(let message), .busy(let message),
+            .noSuchMemo(let message), .audioServer(let message), .storage(let message),
+            .unsupported(let message):
+            message
+        }
+    }
+}
+
+extension RecorderError: CustomStringConvertible {
+    public var description: String { message }
+}

@@ -1,0 +1,69 @@
+/// Everything one recording needs, resolved from the defaults and the caller's options.
+public struct RecordingRequest: Equatable, Sendable {
+    public var format: AudioFormat
+    public var sampleRate: UInt32
+    public var channels: UInt32
+    public var quality: Quality
+    public var title: String?
+    /// The source to pin to, or nil to follow the default input.
+    public var source: String?
+    /// Stop by itself after this many recorded seconds.
+    public var duration: Double?
+    /// Start at this Unix time in seconds.
+    public var startTime: Int64?
+
+    /// A request that uses the defaults unchanged.
+    public init(defaults: RecorderDefaults) {
+        format = defaults.format
+        sampleRate = defaults.sampleRate
+        channels = defaults.channels
+        quality = defaults.quality
+        source = defaults.source.isEmpty ? nil : defaults.source
+    }
+
+    /// The contract's option keys, in the order error messages list them.
+    public static let optionKeys = [
+        "format", "sample-rate", "channels", "quality", "title", "source", "duration", "start-at",
+    ]
+
+    /// Applies `RecordWithOptions` options on top of the defaults; an unknown key or a value
+    /// of the wrong type or range is an `invalidArgument` naming the key.
+    public init(defaults: RecorderDefaults, options: [String: OptionValue], now: Int64) throws(RecorderError) {
+        self.init(defaults: defaults)
+        for key in options.keys.sorted() {
+            let value = options[key]!
+            switch (key, value) {
+            case ("format", .string(let name)): format = try Validation.format(name, key: key)
+            case ("sample-rate", .uint32(let rate)): sampleRate = try Validation.sampleRate(rate, key: key)
+            case ("channels", .uint32(let count)): channels = try Validation.channels(count, key: key)
+            case ("quality", .string(let name)): quality = try Validation.quality(name, key: key)
+            case ("title", .string(let text)): title = try Validation.title(text, key: key)
+            case ("source", .string(let name)):
+                let name = try Validation.source(name, key: key)
+                source = name.isEmpty ? nil : name
+            case ("duration", .double(let seconds)): duration = try Validation.duration(seconds, key: key)
+            case ("start-at", .int64(let time)): startTime = try Validation.startTime(time, now: now, key: key)
+            default:
+                guard let expected = Self.expectedSignature[key] else {
+                    throw .invalidArgument(
+                        "unknown option '\(Validation.printable(key))'; known options: \(Self.optionKeys.joined(separator: ", "))"
+                    )
+                }
+                throw .invalidArgument(
+                    "option '\(key)' must be of type '\(expected)'; got '\(value.signature)' (busctl: \(key) \(expected) …)")
+            }
+        }
+        try Validation.combination(format: format, sampleRate: sampleRate)
+    }
+
+    /// The D-Bus type each option key takes.
+    public static let expectedSignature: [String: String] = [
+        "format": "s", "sample-rate": "u", "channels": "u", "quality": "s", "title": "s", "source": "s",
+        "duration": "d", "start-at": "x",
+    ]
+
+    /// Frames after which the recording stops by itself, if a duration was asked for.
+    public var frameLimit: Int? {
+        duration.map { Int(($0 * Double(sampleRate)).rounded()) }
+    }
+}

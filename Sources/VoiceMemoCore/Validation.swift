@@ -1,0 +1,97 @@
+/// The rules every way in (an option, a property write, the CLI) checks values against, so
+/// they all accept and refuse the same things with the same words.
+public enum Validation {
+    /// The contract's sample-rate range.
+    public static let sampleRates: ClosedRange<UInt32> = 8000...192000
+    /// The contract's channel counts.
+    public static let channelCounts: ClosedRange<UInt32> = 1...2
+    /// Longest title kept; longer ones are refused rather than silently cut.
+    public static let maximumTitleLength = 200
+    /// Longest source name accepted (PulseAudio's own names are far shorter).
+    public static let maximumSourceLength = 512
+
+    public static func format(_ name: String, key: String) throws(RecorderError) -> AudioFormat {
+        guard let format = AudioFormat(rawValue: name) else {
+            throw .invalidArgument(
+                "'\(key)' must be one of \(AudioFormat.allCases.map(\.rawValue).joined(separator: ", ")); got '\(printable(name))'"
+            )
+        }
+        return format
+    }
+
+    public static func quality(_ name: String, key: String) throws(RecorderError) -> Quality {
+        guard let quality = Quality(rawValue: name) else {
+            throw .invalidArgument(
+                "'\(key)' must be one of \(Quality.allCases.map(\.rawValue).joined(separator: ", ")); got '\(printable(name))'"
+            )
+        }
+        return quality
+    }
+
+    public static func sampleRate(_ rate: UInt32, key: String) throws(RecorderError) -> UInt32 {
+        guard sampleRates.contains(rate) else {
+            throw .invalidArgument(
+                "'\(key)' must be between \(sampleRates.lowerBound) and \(sampleRates.upperBound) Hz; got \(rate)")
+        }
+        return rate
+    }
+
+    public static func channels(_ count: UInt32, key: String) throws(RecorderError) -> UInt32 {
+        guard channelCounts.contains(count) else {
+            throw .invalidArgument("'\(key)' must be 1 (mono) or 2 (stereo); got \(count)")
+        }
+        return count
+    }
+
+    public static func title(_ title: String, key: String) throws(RecorderError) -> String {
+        guard title.count <= maximumTitleLength else {
+            throw .invalidArgument("'\(key)' is \(title.count) characters long; the limit is \(maximumTitleLength)")
+        }
+        guard !title.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw .invalidArgument("'\(key)' must not contain control characters such as newlines or tabs")
+        }
+        return title
+    }
+
+    public static func source(_ name: String, key: String) throws(RecorderError) -> String {
+        guard name.utf8.count <= maximumSourceLength,
+            !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        else {
+            throw .invalidArgument(
+                "'\(key)' must be a source name as `pactl list short sources` prints it, or empty for the default input")
+        }
+        return name
+    }
+
+    public static func duration(_ seconds: Double, key: String) throws(RecorderError) -> Double {
+        guard seconds.isFinite, seconds > 0, seconds <= 7 * 24 * 3600 else {
+            throw .invalidArgument("'\(key)' must be a number of seconds greater than 0 and at most a week; got \(seconds)")
+        }
+        return seconds
+    }
+
+    /// A start time must not be more than a year away; past times start at once.
+    public static func startTime(_ unixSeconds: Int64, now: Int64, key: String) throws(RecorderError) -> Int64 {
+        guard unixSeconds <= now + 366 * 24 * 3600 else {
+            throw .invalidArgument("'\(key)' is more than a year in the future (\(unixSeconds) Unix seconds)")
+        }
+        return unixSeconds
+    }
+
+    /// Checks that a format can be written at a rate; valid alone but impossible together
+    /// is `unsupported`, not `invalidArgument`.
+    public static func combination(format: AudioFormat, sampleRate: UInt32) throws(RecorderError) {
+        guard let rates = format.supportedSampleRates, !rates.contains(sampleRate) else { return }
+        let list = rates.sorted().map(String.init).joined(separator: ", ")
+        throw .unsupported(
+            "\(format.rawValue) cannot record at \(sampleRate) Hz; it takes \(list) Hz. Pick one of those or use flac or wav.")
+    }
+
+    /// Keeps hostile input out of messages: control characters are escaped and length capped.
+    static func printable(_ text: String) -> String {
+        let escaped = text.unicodeScalars.prefix(64).map { scalar in
+            scalar.properties.generalCategory == .control ? scalar.escaped(asASCII: true) : String(scalar)
+        }.joined()
+        return text.unicodeScalars.count > 64 ? escaped + "…" : escaped
+    }
+}

@@ -1,0 +1,181 @@
+import Bus
+import FoundationEssentials
+
+/// One `voicememo` subcommand: parsed and validated by `init`, carried out by `run`.
+protocol Subcommand {
+    static var name: String { get }
+    static var abstract: String { get }
+    static var usage: String { get }
+    init(_ words: [String]) throws(UsageError)
+    func run(_ client: RecorderClient) throws(BusError)
+}
+
+extension Subcommand {
+    static var help: String { "\(abstract)\n\nUsage: voicememo \(usage)" }
+}
+
+/// The table of subcommands, in the order `--help` lists them.
+let subcommands: [any Subcommand.Type] = [Record.self, Stop.self, Pause.self, Resume.self, Toggle.self, Cancel.self, Status.self]
+
+/// A subcommand that takes no arguments and makes one call.
+protocol SimpleCommand: Subcommand {
+    static var member: String { get }
+    init()
+}
+
+extension SimpleCommand {
+    static var usage: String { name }
+    init(_ words: [String]) throws(UsageError) {
+        guard words.isEmpty else { throw UsageError("\(Self.name) takes no arguments; got '\(words[0])'") }
+        self.init()
+    }
+}
+
+struct Record: Subcommand {
+    static let name = "record"
+    static let abstract = "Start recording a memo (or resume a paused one)."
+    static let usage = """
+        record [--format opus|flac|wav|vorbis|mp3] [--rate HZ] [--channels 1|2]
+                         [--quality min|low|medium|high|max] [--title TEXT] [--source NAME]
+                         [--duration SECONDS] [--at +SECONDS|+MINUTESm|HH:MM|UNIX-TIME]
+        """
+    static let valued: Set<String> = ["format", "rate", "channels", "quality", "title", "source", "duration", "at"]
+
+    var options: [String: BusValue] = [:]
+
+    init(_ words: [String]) throws(UsageError) {
+        let arguments = try Arguments(words, valued: Self.valued, flags: [])
+        if let extra = arguments.positionals.first { throw UsageError("unexpected argument '\(extra)'") }
+        for name in ["format", "quality", "title", "source"] {
+            if let value = arguments.value(name) { options[name] = .string(value) }
+        }
+        for (name, key) in [("rate", "sample-rate"), ("channels", "channels")] {
+            guard let text = arguments.value(name) else { continue }
+            guard let number = UInt32(text) else { throw UsageError("--\(name) needs a whole number; got '\(text)'") }
+            options[key] = .uint32(number)
+        }
+        if let text = arguments.value("duration") {
+            guard let seconds = Double(text), seconds > 0 else {
+                throw UsageError("--duration needs a number of seconds; got '\(text)'")
+            }
+            options["duration"] = .double(seconds)
+        }
+        if let text = arguments.value("at") {
+            guard let time = StartTime.parse(text) else {
+                throw UsageError("--at needs +SECONDS, +MINUTESm, +HOURSh, HH:MM or a Unix time; got '\(text)'")
+            }
+            options["start-at"] = .int64(time)
+        }
+    }
+
+    func run(_ client: RecorderClient) throws(BusError) {
+        let reply =
+            options.isEmpty
+            ? try client.call("Record")
+            : try client.call("RecordWithOptions", [.stringDictionary(options)])
+        print("Recording \(reply.first?.objectPath?.rawValue ?? "")")
+    }
+}
+
+struct Stop: SimpleCommand {
+    static let name = "stop"
+    static let abstract = "Finish the open memo and save it."
+    static let member = "Stop"
+
+    func run(_ client: RecorderClient) throws(BusError) {
+        let reply = try client.call(Self.member)
+        print("Saved \(reply.first?.objectPath?.rawValue ?? "")")
+    }
+}
+
+struct Pause: SimpleCommand {
+    static let name = "pause"
+    static let abstract = "Pause the recording; resume appends to the same memo."
+    static let member = "Pause"
+    func run(_ client: RecorderClient) throws(BusError) { try client.call(Self.member) }
+}
+
+struct Resume: SimpleCommand {
+    static let name = "resume"
+    static let abstract = "Resume a paused recording."
+    static let member = "Resume"
+    func run(_ client: RecorderClient) throws(BusError) { try client.call(Self.member) }
+}
+
+struct Cancel: SimpleCommand {
+    static let name = "cancel"
+    static let abstract = "Stop and delete the open memo."
+    static let member = "Cancel"
+    func run(_ client: RecorderClient) throws(BusError) { try client.call(Self.member) }
+}
+
+struct Toggle: SimpleCommand {
+    static let name = "toggle"
+    static let abstract = "Start recording when idle, otherwise stop (for hotkeys)."
+    static let member = "Toggle"
+
+    func run(_ client: RecorderClient) throws(BusError) {
+        print(try client.call(Self.member).first?.string ?? "")
+    }
+}
+
+struct Status: Subcommand {
+    static let name = "status"
+    static let abstract = "Show what the recorder is doing and its defaults."
+    static let usage = "status [--json]"
+
+    let json: Bool
+
+    init(_ words: [String]) throws(UsageError) {
+        let arguments = try Arguments(words, valued: [], flags: ["json"])
+        if let extra = arguments.positionals.first { throw UsageError("unexpected argument '\(extra)'") }
+        json = arguments.has("json")
+    }
+
+    /// The `--json` shape: stable keys for scripts.
+    struct Report: Codable {
+        var state: String
+        var memo: String
+        var time: Double
+        var format: String
+        var sampleRate: UInt32
+        var channels: UInt32
+        var quality: String
+        var source: String
+        var activeSource: String
+        var directory: String
+    }
+
+    func run(_ client: RecorderClient) throws(BusError) {
+        let properties = try client.properties()
+        let report = Report(
+            state: properties["State"]?.string ?? "", memo: properties["CurrentMemo"]?.objectPath?.rawValue ?? "/",
+            time: properties["CurrentTime"]?.double ?? 0, format: properties["Format"]?.string ?? "",
+            sampleRate: properties["SampleRate"]?.uint32 ?? 0, channels: properties["Channels"]?.uint32 ?? 0,
+            quality: properties["Quality"]?.string ?? "", source: properties["Source"]?.string ?? "",
+            activeSource: properties["ActiveSource"]?.string ?? "", directory: properties["Directory"]?.string ?? "")
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            print(String(decoding: try! encoder.encode(report), as: UTF8.self))
+            return
+        }
+        let channels = report.channels == 1 ? "mono" : "stereo"
+        print("State:     \(report.state)")
+        if report.memo != "/" {
+            print("Memo:      \(report.memo)")
+            print("Time:      \(Self.clock(report.time))")
+            print("Input:     \(report.activeSource.isEmpty ? "default input" : report.activeSource)")
+        }
+        print("Defaults:  \(report.format), \(report.sampleRate) Hz, \(channels), quality \(report.quality)")
+        print("Source:    \(report.source.isEmpty ? "follow the default input" : report.source)")
+        print("Directory: \(report.directory)")
+    }
+
+    /// `HH:MM:SS` for a number of seconds.
+    static func clock(_ seconds: Double) -> String {
+        let whole = Int(seconds.rounded(.down))
+        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return "\(two(whole / 3600)):\(two(whole / 60 % 60)):\(two(whole % 60))"
+    }
+}

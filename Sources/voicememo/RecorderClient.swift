@@ -1,0 +1,34 @@
+import Bus
+
+/// The daemon's recorder object as the CLI sees it: blocking calls on the session bus.
+struct RecorderClient {
+    static let busName = BusName("org.example.VoiceMemo")
+    static let path = ObjectPath("/org/example/VoiceMemo")
+    static let interface = InterfaceName("org.example.VoiceMemo")
+
+    let connection: BusConnection
+
+    static func connect() throws(BusError) -> RecorderClient {
+        RecorderClient(connection: try BusConnection.session())
+    }
+
+    /// Calls `member` on the recorder with `arguments` and returns the reply's values.
+    @discardableResult
+    func call(_ member: String, _ arguments: [BusValue] = []) throws(BusError) -> [BusValue] {
+        try connection.call(
+            destination: Self.busName, path: Self.path, interface: Self.interface, member: MemberName(member),
+            arguments: arguments)
+    }
+
+    /// Every recorder property, by name.
+    func properties() throws(BusError) -> [String: BusValue] {
+        let reply = try connection.call(
+            destination: Self.busName, path: Self.path, interface: InterfaceName("org.freedesktop.DBus.Properties"),
+            member: MemberName("GetAll"), arguments: [.string(Self.interface.rawValue)])
+        var properties: [String: BusValue] = [:]
+        for entry in reply.first?.dictionaryEntries ?? [] {
+            if let name = entry.key.string { properties[name] = entry.value.variant ?? entry.value }
+        }
+        return properties
+    }
+}

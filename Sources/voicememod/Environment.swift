@@ -1,0 +1,20 @@
+import FoundationEssentials
+
+/// Where voicememo keeps things, per the XDG Base Directory specification.
+struct Locations {
+    /// `$XDG_DATA_HOME/voicememo`, default `~/.local/share/voicememo`.
+    let memoDirectory: String
+    /// `$XDG_CONFIG_HOME/voicememo`, default `~/.config/voicememo`.
+    let configDirectory: String
+
+    init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? FileManager.default.homeDirectoryForCurrentUser.path
+        func base(_ variable: String, _ fallback: String) -> String {
+            // The spec says relative paths are invalid and must be ignored.
+            guard let value = environment[variable], value.hasPrefix("/") else { return home + "/" + fallback }
+            return value
+        }
+        memoDirectory = base("XDG_DATA_HOME", ".local/share") + "/voicememo"
+        configDirectory = base("XDG_CONFIG_HOME", ".config") + "/voicememo"
+    }
+}

@@ -1,0 +1,165 @@
+import Bus
+import Dispatch
+import VoiceMemoCore
+
+/// The recorder object `/org/example/VoiceMemo`: one table mapping the contract's methods,
+/// properties and signals to `Recorder` calls, so the whole API reads on one screen.
+///
+/// Lives on the daemon's main queue, like the recorder and the bus connection.
+final class RecorderService: RecorderObserver {
+    private let recorder: Recorder
+    private let server: BusObjectServer
+
+    init(recorder: Recorder, server: BusObjectServer) {
+        self.recorder = recorder
+        self.server = server
+        recorder.observer = self
+        server.export(Contract.recorderPath, interfaces: [recorderInterface])
+    }
+
+    private var recorderInterface: BusInterface {
+        BusInterface(
+            name: Contract.recorderInterface,
+            methods: [
+                BusMethod("Record", out: [BusArgument("memo", "o")]) { [recorder] call in
+                    recorder.record { call.answer($0.map { [.objectPath(Contract.path(of: $0))] }) }
+                },
+                BusMethod("RecordWithOptions", in: [BusArgument("options", "a{sv}")], out: [BusArgument("memo", "o")]) {
+                    [recorder] call in
+                    recorder.record(options: Self.options(from: call.arguments[0])) {
+                        call.answer($0.map { [.objectPath(Contract.path(of: $0))] })
+                    }
+                },
+                BusMethod("Pause") { [recorder] call in call.answer(Result { () throws(RecorderError) in try recorder.pause(); return [] }) },
+                BusMethod("Resume") { [recorder] call in call.answer(Result { () throws(RecorderError) in try recorder.resume(); return [] }) },
+                BusMethod("Stop", out: [BusArgument("memo", "o")]) { [recorder] call in
+                    recorder.stop { call.answer($0.map { [.objectPath(Contract.path(of: $0))] }) }
+                },
+                BusMethod("Cancel") { [recorder] call in recorder.cancel { call.answer($0.map { [] }) } },
+                BusMethod("Toggle", out: [BusArgument("state", "s")]) { [recorder] call in
+                    recorder.toggle { call.answer($0.map { [.string($0.rawValue)] }) }
+                },
+                BusMethod("StopPlayback") { call in call.reply() },
+                BusMethod("GetLevels", out: [BusArgument("average_db", "ad"), BusArgument("peak_db", "ad")]) {
+                    [recorder] call in
+                    let silence = [BusValue](repeating: .double(-160), count: Int(recorder.defaults.channels))
+                    call.reply([.array(elementSignature: "d", silence), .array(elementSignature: "d", silence)])
+                },
+            ],
+            properties: [
+                BusProperty("State", "s") { [recorder] in .string(recorder.state.rawValue) },
+                BusProperty("CurrentMemo", "o") { [recorder] in .objectPath(Contract.path(of: recorder.currentMemo)) },
+                BusProperty("CurrentTime", "d", changeSignal: .none) { [recorder] in .double(recorder.currentTime) },
+                BusProperty("Playing", "o") { .objectPath(.root) },
+                BusProperty(
+                    "Format", "s", access: .readWrite, get: { [recorder] in .string(recorder.defaults.format.rawValue) },
+                    set: { [recorder] value throws(BusError) in
+                        try Self.update(recorder) { (defaults) throws(RecorderError) in
+                            defaults.format = try Validation.format(value.string!, key: "Format")
+                        }
+                    }),
+                BusProperty(
+                    "SampleRate", "u", access: .readWrite, get: { [recorder] in .uint32(recorder.defaults.sampleRate) },
+                    set: { [recorder] value throws(BusError) in
+                        try Self.update(recorder) { (defaults) throws(RecorderError) in
+                            defaults.sampleRate = try Validation.sampleRate(value.uint32!, key: "SampleRate")
+                        }
+                    }),
+                BusProperty(
+                    "Channels", "u", access: .readWrite, get: { [recorder] in .uint32(recorder.defaults.channels) },
+                    set: { [recorder] value throws(BusError) in
+                        try Self.update(recorder) { (defaults) throws(RecorderError) in
+                            defaults.channels = try Validation.channels(value.uint32!, key: "Channels")
+                        }
+                    }),
+                BusProperty(
+                    "Quality", "s", access: .readWrite, get: { [recorder] in .string(recorder.defaults.quality.rawValue) },
+                    set: { [recorder] value throws(BusError) in
+                        try Self.update(recorder) { (defaults) throws(RecorderError) in
+                            defaults.quality = try Validation.quality(value.string!, key: "Quality")
+                        }
+                    }),
+                BusProperty(
+                    "Source", "s", access: .readWrite, get: { [recorder] in .string(recorder.defaults.source) },
+                    set: { [recorder] value throws(BusError) in
+                        try Self.update(recorder) { (defaults) throws(RecorderError) in
+                            defaults.source = try Validation.source(value.string!, key: "Source")
+                        }
+                    }),
+                BusProperty("ActiveSource", "s") { [recorder] in .string(recorder.activeSource) },
+                BusProperty(
+                    "MeteringEnabled", "b", access: .readWrite,
+                    get: { [recorder] in .boolean(recorder.defaults.isMeteringEnabled) },
+                    set: { [recorder] value throws(BusError) in
+                        try Self.update(recorder) { (defaults) throws(RecorderError) in
+                            defaults.isMeteringEnabled = value.boolean!
+                        }
+                    }),
+                BusProperty("Directory", "s", changeSignal: .none) { [recorder] in .string(recorder.directory.path) },
+            ],
+            signals: [
+                BusSignalSpec("RecordingFinished", [BusArgument("memo", "o"), BusArgument("successfully", "b")]),
+                BusSignalSpec("EncodeError", [BusArgument("memo", "o"), BusArgument("message", "s")]),
+                BusSignalSpec("PlaybackFinished", [BusArgument("memo", "o"), BusArgument("successfully", "b")]),
+                BusSignalSpec("DecodeError", [BusArgument("memo", "o"), BusArgument("message", "s")]),
+                BusSignalSpec(
+                    "Interruption",
+                    [BusArgument("type", "s"), BusArgument("reason", "s"), BusArgument("should_resume", "b")]),
+                BusSignalSpec(
+                    "RouteChanged",
+                    [BusArgument("reason", "s"), BusArgument("previous_source", "s"), BusArgument("current_source", "s")]),
+                BusSignalSpec(
+                    "Levels",
+                    [BusArgument("average_db", "ad"), BusArgument("peak_db", "ad"), BusArgument("current_time", "d")]),
+            ])
+    }
+
+    /// The `a{sv}` argument as recorder options.
+    private static func options(from value: BusValue) -> [String: OptionValue] {
+        var options: [String: OptionValue] = [:]
+        for entry in value.dictionaryEntries ?? [] {
+            guard let key = entry.key.string else { continue }
+            options[key] = OptionValue(entry.value.variant ?? entry.value)
+        }
+        return options
+    }
+
+    /// Applies a property write to the defaults; the object server announces the change.
+    private static func update(
+        _ recorder: Recorder, _ change: (inout RecorderDefaults) throws(RecorderError) -> Void
+    ) throws(BusError) {
+        do {
+            try recorder.updateDefaults(change)
+        } catch {
+            throw BusError(error)
+        }
+    }
+
+    // MARK: RecorderObserver
+
+    func recorder(_ recorder: Recorder, didChange properties: [RecorderProperty]) {
+        server.propertiesChanged(on: Contract.recorderPath, interface: Contract.recorderInterface, names: properties.map(\.rawValue))
+    }
+
+    func recorder(_ recorder: Recorder, didFinish memo: MemoReference, successfully: Bool) {
+        emit("RecordingFinished", [.objectPath(Contract.path(of: memo)), .boolean(successfully)])
+    }
+
+    func recorder(_ recorder: Recorder, didFailToEncode memo: MemoReference, message: String) {
+        emit("EncodeError", [.objectPath(Contract.path(of: memo)), .string(message)])
+    }
+
+    private func emit(_ signal: String, _ arguments: [BusValue]) {
+        server.emit(MemberName(signal), on: Contract.recorderPath, interface: Contract.recorderInterface, arguments: arguments)
+    }
+}
+
+extension BusMethodInvocation {
+    /// Replies with `result`'s values, or with the contract's error for its failure.
+    func answer(_ result: Result<[BusValue], RecorderError>) {
+        switch result {
+        case .success(let values): reply(values)
+        case .failure(let error): fail(BusError(error))
+        }
+    }
+}

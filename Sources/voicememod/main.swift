@@ -1,0 +1,69 @@
+import Bus
+import Dispatch
+import VoiceMemoCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+// voicememod: the recorder daemon. Wires the core to the session bus and the audio
+// server; one serial queue owns the bus connection and the recorder.
+
+/// Prints to stderr (the journal, under systemd) and exits with `status`.
+func exit(status: Int32, _ message: String) -> Never {
+    fputs("voicememod: \(message)\n", stderr)
+    exit(status)
+}
+
+// Memos and settings are the user's alone.
+umask(0o077)
+signal(SIGPIPE, SIG_IGN)
+
+/// The daemon's one serial context. Not `DispatchQueue.main`: on Linux each access to it
+/// makes a new wrapper object, and the bus layer checks queue identity.
+let queue = DispatchQueue(label: "voicememod")
+let locations = Locations()
+let settings = SettingsStore(directory: locations.configDirectory)
+let recorder = Recorder(
+    directory: MemoDirectory(path: locations.memoDirectory), defaults: settings.load(), settings: settings,
+    backend: PulseRecordingBackend(), queue: queue)
+
+let connection: BusConnection
+do {
+    connection = try BusConnection.session()
+} catch {
+    exit(status: 1, "cannot connect to the session bus: \(error.message). Is DBUS_SESSION_BUS_ADDRESS set?")
+}
+connection.attach(to: queue) {
+    exit(status: 1, "the session bus went away; exiting")
+}
+let service = queue.sync {
+    RecorderService(recorder: recorder, server: BusObjectServer(connection: connection, queue: queue))
+}
+
+queue.sync {
+    do throws(BusError) {
+        guard try connection.requestName(Contract.busName) else {
+            exit(status: 1, "\(Contract.busName.rawValue) is already owned on the session bus: another voicememod is running")
+        }
+    } catch {
+        exit(status: 1, "cannot own \(Contract.busName.rawValue): \(error.message)")
+    }
+}
+fputs("voicememod: serving \(Contract.busName.rawValue); memos in \(locations.memoDirectory)\n", stderr)
+
+/// SIGTERM and SIGINT finish the open memo properly before exiting.
+let terminationSources = [SIGTERM, SIGINT].map { number in
+    signal(number, SIG_IGN)
+    let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+    source.setEventHandler {
+        guard recorder.currentMemo != nil else { exit(0) }
+        recorder.stop { _ in exit(0) }
+    }
+    source.activate()
+    return source
+}
+
+withExtendedLifetime((service, terminationSources)) {
+    dispatchMain()
+}

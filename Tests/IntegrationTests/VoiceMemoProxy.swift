@@ -1,0 +1,111 @@
+import Bus
+import Foundation
+import SoundFile
+import VoiceMemoCore
+import XCTest
+
+/// The daemon's recorder object seen from a test: typed calls on one private-bus
+/// connection, and a second connection that records every signal the recorder emits.
+final class VoiceMemoProxy {
+    static let busName = BusName("org.example.VoiceMemo")
+    static let path = ObjectPath("/org/example/VoiceMemo")
+    static let interface = InterfaceName("org.example.VoiceMemo")
+    static let properties = InterfaceName("org.freedesktop.DBus.Properties")
+
+    private let calls: BusConnection
+    private let signals: BusConnection
+    private let memoDirectory: URL
+    /// Every signal from the recorder object seen so far, in order.
+    private(set) var received: [BusSignal] = []
+
+    init(session: TestSession) throws {
+        calls = try BusConnection.connect(address: session.busAddress)
+        signals = try BusConnection.connect(address: session.busAddress)
+        try signals.addMatch("type='signal',path='\(Self.path.rawValue)'")
+        memoDirectory = session.memoDirectory
+    }
+
+    /// Calls a recorder method; the contract's errors are thrown as `BusError`.
+    @discardableResult
+    func call(_ member: String, _ arguments: [BusValue] = []) throws -> [BusValue] {
+        try calls.call(
+            destination: Self.busName, path: Self.path, interface: Self.interface, member: MemberName(member),
+            arguments: arguments)
+    }
+
+    /// Calls `member` expecting the error `name`; returns its message.
+    func callFailing(_ member: String, _ arguments: [BusValue] = [], file: StaticString = #filePath, line: UInt = #line) -> BusError? {
+        do {
+            let reply = try call(member, arguments)
+            XCTFail("\(member) succeeded with \(reply); an error was expected", file: file, line: line)
+            return nil
+        } catch let error as BusError {
+            return error
+        } catch {
+            XCTFail("\(member) failed with a non-bus error \(error)", file: file, line: line)
+            return nil
+        }
+    }
+
+    func recordWithOptions(_ options: [String: BusValue]) throws -> ObjectPath {
+        try XCTUnwrap(call("RecordWithOptions", [.stringDictionary(options)]).first?.objectPath)
+    }
+
+    func property(_ name: String) throws -> BusValue {
+        let reply = try calls.call(
+            destination: Self.busName, path: Self.path, interface: Self.properties, member: MemberName("Get"),
+            arguments: [.string(Self.interface.rawValue), .string(name)])
+        return try XCTUnwrap(reply.first?.variant)
+    }
+
+    func setProperty(_ name: String, _ value: BusValue) throws {
+        try calls.call(
+            destination: Self.busName, path: Self.path, interface: Self.properties, member: MemberName("Set"),
+            arguments: [.string(Self.interface.rawValue), .string(name), .variant(value)])
+    }
+
+    var state: String { get throws { try XCTUnwrap(property("State").string) } }
+
+    /// Reads signals until one named `member` satisfies `condition`, or fails after `timeout`.
+    @discardableResult
+    func waitForSignal(
+        _ member: String, timeout: Duration = .seconds(5), where condition: (BusSignal) -> Bool = { _ in true }
+    ) throws -> BusSignal {
+        if let seen = received.first(where: { $0.member.rawValue == member && condition($0) }) { return seen }
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            guard let signal = try signals.nextSignal(timeout: deadline - ContinuousClock.now) else { break }
+            received.append(signal)
+            if signal.member.rawValue == member && condition(signal) { return signal }
+        }
+        throw FixtureError.timedOut(waitingUntil: "the recorder emits \(member)", after: timeout)
+    }
+
+    /// Reads whatever signals are already queued (waiting at most `timeout` for each).
+    func drainSignals(timeout: Duration = .milliseconds(200)) throws {
+        while let signal = try signals.nextSignal(timeout: timeout) { received.append(signal) }
+    }
+
+    /// The `State` values announced by `PropertiesChanged`, in order.
+    var announcedStates: [String] {
+        received.compactMap { signal in
+            guard signal.member.rawValue == "PropertiesChanged" else { return nil }
+            return signal.arguments[1].stringDictionary?["State"]?.string
+        }
+    }
+
+    /// The file of memo `path`: its id is the last path element, and the memo directory
+    /// is the one place it can be.
+    func file(of memo: ObjectPath) throws -> URL {
+        let id = String(memo.rawValue.split(separator: "/").last ?? "")
+        let names = try FileManager.default.contentsOfDirectory(atPath: memoDirectory.path)
+        let name = try XCTUnwrap(
+            names.first { MemoNaming.memoID(forFileName: $0) == id }, "no file for memo \(id) among \(names)")
+        return memoDirectory.appendingPathComponent(name)
+    }
+
+    /// Every file in the memo directory.
+    var memoFiles: [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: memoDirectory.path)) ?? []).sorted()
+    }
+}

@@ -1,0 +1,110 @@
+import Dispatch
+import Foundation
+import Synchronization
+import VoiceMemoCore
+
+/// A capture stream that produces a counting ramp at about real time ÷ 10, or fails on demand.
+final class FakeCapture: AudioCapture, @unchecked Sendable {
+    let sourceName = "fake_mic"
+    private var next: Int16 = 0
+
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws(RecorderError) {
+        Thread.sleep(forTimeInterval: 0.002)
+        let samples = buffer.bindMemory(to: Int16.self)
+        for index in samples.indices {
+            samples[index] = next
+            next &+= 1
+        }
+    }
+}
+
+/// A file sink that keeps what was written in memory.
+final class FakeSink: AudioFileSink, @unchecked Sendable {
+    private let state = Mutex<(frames: Int, closed: Bool, failAfter: Int?)>((0, false, nil))
+
+    init(failAfterFrames: Int? = nil) {
+        state.withLock { $0.failAfter = failAfterFrames }
+    }
+
+    var frames: Int { state.withLock { $0.frames } }
+    var isClosed: Bool { state.withLock { $0.closed } }
+
+    func write(_ frames: UnsafeRawBufferPointer, frameCount: Int) throws(RecorderError) {
+        let failed = state.withLock { state -> Bool in
+            precondition(!state.closed, "write after close")
+            if let limit = state.failAfter, state.frames + frameCount > limit { return true }
+            state.frames += frameCount
+            return false
+        }
+        if failed { throw .storage("No space left on device") }
+    }
+
+    func synchronize() throws(RecorderError) {}
+
+    func close() throws(RecorderError) {
+        state.withLock { $0.closed = true }
+    }
+}
+
+/// Hands out fake ends and remembers them; files are created for real so the recorder's
+/// directory rules (unique names, cancel deletes) are exercised.
+final class FakeBackend: RecordingBackend, @unchecked Sendable {
+    let sinks = Mutex<[String: FakeSink]>([:])
+    let refuseCapture: Bool
+    let failAfterFrames: Int?
+
+    init(refuseCapture: Bool = false, failAfterFrames: Int? = nil) {
+        self.refuseCapture = refuseCapture
+        self.failAfterFrames = failAfterFrames
+    }
+
+    func makeFileSink(path: String, request: RecordingRequest, tags: MemoTags) throws(RecorderError) -> AudioFileSink {
+        guard FileManager.default.createFile(atPath: path, contents: Data()) else {
+            throw .storage("cannot create \(path)")
+        }
+        let sink = FakeSink(failAfterFrames: failAfterFrames)
+        sinks.withLock { $0[path] = sink }
+        return sink
+    }
+
+    func openCapture(request: RecordingRequest, framesPerRead: Int) throws(RecorderError) -> AudioCapture {
+        if refuseCapture { throw .audioServer("Connection refused") }
+        return FakeCapture()
+    }
+
+    func sink(for memo: MemoReference) -> FakeSink? { sinks.withLock { $0[memo.path] } }
+}
+
+/// Collects what the recorder reports.
+final class RecordingObserver: RecorderObserver, @unchecked Sendable {
+    var states: [RecorderState] = []
+    var finished: [(MemoReference, Bool)] = []
+    var encodeErrors: [String] = []
+
+    func recorder(_ recorder: Recorder, didChange properties: [RecorderProperty]) {
+        if properties.contains(.state) { states.append(recorder.state) }
+    }
+
+    func recorder(_ recorder: Recorder, didFinish memo: MemoReference, successfully: Bool) {
+        finished.append((memo, successfully))
+    }
+
+    func recorder(_ recorder: Recorder, didFailToEncode memo: MemoReference, message: String) {
+        encodeErrors.append(message)
+    }
+}
+
+/// A temporary directory removed when the test's value goes away.
+final class TemporaryDirectory {
+    let path: String
+
+    init() {
+        path = FileManager.default.temporaryDirectory.path + "/voicememo-unit-\(UInt64.random(in: 0...UInt64.max))"
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(atPath: path)
+    }
+
+    var files: [String] { ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted() }
+}

@@ -1,0 +1,200 @@
+import Dispatch
+import FoundationEssentials
+import Testing
+import VoiceMemoCore
+
+/// Drives a `Recorder` on its own queue with fake audio and a real temporary directory.
+final class RecorderHarness: @unchecked Sendable {
+    let queue = DispatchQueue(label: "recorder-test")
+    let directory = TemporaryDirectory()
+    let backend: FakeBackend
+    let observer = RecordingObserver()
+    let recorder: Recorder
+
+    init(backend: FakeBackend = FakeBackend()) {
+        self.backend = backend
+        recorder = Recorder(
+            directory: MemoDirectory(path: directory.path + "/memos"), defaults: RecorderDefaults(),
+            settings: SettingsStore(directory: directory.path + "/config"), backend: backend, queue: queue)
+        recorder.observer = observer
+    }
+
+    /// Runs `body` on the recorder's queue and waits for the completion it calls.
+    func call<Value: Sendable>(
+        _ body: @escaping @Sendable (Recorder, @escaping (Result<Value, RecorderError>) -> Void) -> Void
+    ) async -> Result<Value, RecorderError> {
+        await withCheckedContinuation { continuation in
+            queue.async { body(self.recorder) { continuation.resume(returning: $0) } }
+        }
+    }
+
+    /// Runs `body` on the recorder's queue and returns its value.
+    func sync<Value>(_ body: (Recorder) throws(RecorderError) -> Value) throws(RecorderError) -> Value {
+        let result = queue.sync { Result { () throws(RecorderError) -> Value in try body(recorder) } }
+        return try result.get()
+    }
+
+    func record(_ options: [String: OptionValue]? = nil) async -> Result<MemoReference, RecorderError> {
+        await call { recorder, done in
+            if let options { recorder.record(options: options, completion: done) } else { recorder.record(completion: done) }
+        }
+    }
+
+    func stop() async -> Result<MemoReference, RecorderError> { await call { $0.stop(completion: $1) } }
+
+    var memoFiles: [String] { (try? FileManager.default.contentsOfDirectory(atPath: directory.path + "/memos")) ?? [] }
+}
+
+@Suite("Recorder state machine")
+struct RecorderTests {
+    @Test func recordStopProducesOneFinishedMemo() async throws {
+        let harness = RecorderHarness()
+        let memo = try await harness.record().get()
+        #expect(try harness.sync { $0.state } == .recording)
+        #expect(try harness.sync { $0.currentMemo } == memo)
+        #expect(try harness.sync { $0.activeSource } == "fake_mic")
+        try await Task.sleep(for: .milliseconds(30))
+        let stopped = try await harness.stop().get()
+        #expect(stopped == memo)
+        #expect(harness.backend.sink(for: memo)?.isClosed == true)
+        #expect((harness.backend.sink(for: memo)?.frames ?? 0) > 0)
+        try harness.sync { recorder throws(RecorderError) in
+            #expect(recorder.state == .idle)
+            #expect(recorder.currentMemo == nil)
+        }
+        #expect(harness.observer.states == [.recording, .idle])
+        #expect(harness.observer.finished.map(\.1) == [true])
+        #expect(harness.memoFiles.count == 1)
+    }
+
+    @Test func pauseStopsWritingAndResumeAppends() async throws {
+        let harness = RecorderHarness()
+        let memo = try await harness.record().get()
+        try await Task.sleep(for: .milliseconds(20))
+        try harness.sync { recorder throws(RecorderError) in try recorder.pause() }
+        try await Task.sleep(for: .milliseconds(10))  // let the read in flight land
+        let pausedFrames = harness.backend.sink(for: memo)!.frames
+        try await Task.sleep(for: .milliseconds(40))
+        #expect(harness.backend.sink(for: memo)!.frames == pausedFrames)
+        // Record while paused resumes, as AVAudioRecorder.record() does.
+        #expect(try await harness.record().get() == memo)
+        try await Task.sleep(for: .milliseconds(30))
+        #expect(harness.backend.sink(for: memo)!.frames > pausedFrames)
+        _ = try await harness.stop().get()
+        #expect(harness.observer.states == [.recording, .paused, .recording, .idle])
+    }
+
+    @Test func idleRefusesPauseResumeStopAndCancel() async throws {
+        let harness = RecorderHarness()
+        #expect(throws: RecorderError.self) { try harness.sync { recorder throws(RecorderError) in try recorder.pause() } }
+        #expect(throws: RecorderError.self) { try harness.sync { recorder throws(RecorderError) in try recorder.resume() } }
+        guard case .failure(.notRecording) = await harness.stop() else { Issue.record("Stop while idle succeeded"); return }
+        guard case .failure(.notRecording) = await harness.call({ $0.cancel(completion: $1) }) else {
+            Issue.record("Cancel while idle succeeded")
+            return
+        }
+    }
+
+    @Test func recordWithOptionsWhileRecordingIsBusyButRecordIsANoOp() async throws {
+        let harness = RecorderHarness()
+        let memo = try await harness.record().get()
+        guard case .failure(.busy) = await harness.record(["format": .string("wav")]) else {
+            Issue.record("RecordWithOptions while recording did not answer Busy")
+            return
+        }
+        #expect(try await harness.record().get() == memo)
+        _ = try await harness.stop().get()
+    }
+
+    @Test func durationStopsAtExactlyTheFrameCount() async throws {
+        let harness = RecorderHarness()
+        let memo = try await harness.record(["duration": .double(0.05), "sample-rate": .uint32(8000)]).get()
+        try await waitUntil { harness.observer.finished.count == 1 }
+        #expect(harness.backend.sink(for: memo)!.frames == 400)
+        #expect(harness.observer.finished.first?.1 == true)
+        #expect(try harness.sync { $0.state } == .idle)
+    }
+
+    @Test func cancelLeavesNothingOnDisk() async throws {
+        let harness = RecorderHarness()
+        _ = try await harness.record().get()
+        #expect(harness.memoFiles.count == 1)
+        _ = try await harness.call { $0.cancel(completion: $1) }.get()
+        #expect(harness.memoFiles.isEmpty)
+        #expect(harness.observer.finished.isEmpty)
+    }
+
+    @Test func scheduledRecordingWaitsForItsTime() async throws {
+        let harness = RecorderHarness()
+        let startAt = Int64(Date().timeIntervalSince1970) + 2
+        let memo = try await harness.record(["start-at": .int64(startAt)]).get()
+        #expect(try harness.sync { $0.state } == .scheduled)
+        #expect(harness.memoFiles.isEmpty)
+        try await waitUntil(timeout: .seconds(4)) { (try? harness.sync { $0.state }) == .recording }
+        #expect(Date().timeIntervalSince1970 >= Double(startAt) - 0.05)
+        #expect(try harness.sync { $0.currentMemo } == memo)
+        _ = try await harness.stop().get()
+        #expect(harness.memoFiles.count == 1)
+    }
+
+    @Test func stoppingAScheduledRecordingLeavesNoFile() async throws {
+        let harness = RecorderHarness()
+        _ = try await harness.record(["start-at": .int64(Int64(Date().timeIntervalSince1970) + 60)]).get()
+        _ = try await harness.stop().get()
+        #expect(try harness.sync { $0.state } == .idle)
+        #expect(harness.memoFiles.isEmpty)
+    }
+
+    @Test func aRefusingAudioServerFailsRecordAndLeavesNoFile() async throws {
+        let harness = RecorderHarness(backend: FakeBackend(refuseCapture: true))
+        guard case .failure(.audioServer(let message)) = await harness.record() else {
+            Issue.record("Record succeeded without an audio server")
+            return
+        }
+        #expect(message.contains("Connection refused"))
+        try await waitUntil { (try? harness.sync { $0.state }) == .idle && harness.memoFiles.isEmpty }
+        #expect(harness.observer.finished.isEmpty)
+    }
+
+    @Test func aWriteFailureReportsAndKeepsServing() async throws {
+        let harness = RecorderHarness(backend: FakeBackend(failAfterFrames: 2000))
+        _ = try await harness.record().get()
+        try await waitUntil { harness.observer.finished.count == 1 }
+        #expect(harness.observer.finished.first?.1 == false)
+        #expect(harness.observer.encodeErrors == ["No space left on device"])
+        #expect(try harness.sync { $0.state } == .idle)
+        #expect(harness.memoFiles.count == 1)
+    }
+
+    @Test func toggleAlternatesAndEveryMemoIsClosed() async throws {
+        let harness = RecorderHarness()
+        var states: [RecorderState] = []
+        for _ in 0..<10 { states.append(try await harness.call { $0.toggle(completion: $1) }.get()) }
+        #expect(states == Array(repeating: [RecorderState.recording, .idle], count: 5).flatMap { $0 })
+        #expect(harness.memoFiles.count == 5)
+        #expect(harness.backend.sinks.withLock { $0.values.allSatisfy(\.isClosed) })
+    }
+
+    @Test func defaultsPersistAndAnnounceOnlyRealChanges() throws {
+        let harness = RecorderHarness()
+        try harness.sync { recorder throws(RecorderError) in
+            try recorder.updateDefaults { $0.format = .flac }
+            try recorder.updateDefaults { $0.format = .flac }
+        }
+        let reloaded = SettingsStore(directory: harness.directory.path + "/config").load()
+        #expect(reloaded.format == .flac)
+        #expect(reloaded.sampleRate == 48000)
+    }
+}
+
+/// Polls `condition` until it holds or `timeout` passes.
+func waitUntil(timeout: Duration = .seconds(2), _ condition: () -> Bool) async throws {
+    let deadline = ContinuousClock.now + timeout
+    while !condition() {
+        guard ContinuousClock.now < deadline else {
+            Issue.record("condition not met within \(timeout)")
+            return
+        }
+        try await Task.sleep(for: .milliseconds(5))
+    }
+}
