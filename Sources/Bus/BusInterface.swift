@@ -117,6 +117,8 @@ public struct BusProperty {
         case invalidates
         /// No PropertiesChanged at all (`false`).
         case none
+        /// Never changes while the object exists (`const`), so there is nothing to announce.
+        case constant
     }
 
     /// The property's name.

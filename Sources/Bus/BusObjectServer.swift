@@ -86,7 +86,7 @@ public final class BusObjectServer {
             switch property.changeSignal {
             case .emits: changed.append(BusDictionaryEntry(key: .string(property.name), value: .variant(value(of: property))))
             case .invalidates: invalidated.append(property.name)
-            case .none: break
+            case .none, .constant: break
             }
         }
         guard !changed.isEmpty || !invalidated.isEmpty else { return }

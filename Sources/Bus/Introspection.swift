@@ -43,6 +43,7 @@ internal enum Introspection {
             case .emits: break  // the default; not worth stating
             case .invalidates: propertyAnnotations.append(BusAnnotation(emitsChangedSignal, "invalidates"))
             case .none: propertyAnnotations.append(BusAnnotation(emitsChangedSignal, "false"))
+            case .constant: propertyAnnotations.append(BusAnnotation(emitsChangedSignal, "const"))
             }
             let open = "    <property name=\"\(escaped(property.name))\" type=\"\(escaped(property.signature))\" access=\"\(access)\""
             if propertyAnnotations.isEmpty {

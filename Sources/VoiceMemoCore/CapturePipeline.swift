@@ -93,7 +93,9 @@ public final class CapturePipeline: @unchecked Sendable {
         defer { buffer.deallocate() }
         let limit = request.frameLimit
         var framesSinceSync = 0
-        while !isStopRequested.load(ordering: .relaxed) {
+        // A stop that arrives before the first write still waits for one fragment, so a
+        // memo toggled off at once holds audio (an Opus stream with no packets is malformed).
+        while !isStopRequested.load(ordering: .relaxed) || (recordedFrames == 0 && !isPaused.load(ordering: .relaxed)) {
             do {
                 try capture.read(into: buffer)
             } catch {

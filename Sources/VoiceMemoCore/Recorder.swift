@@ -246,6 +246,14 @@ public final class Recorder: @unchecked Sendable {
             failure = error
             observer?.recorder(self, didFailToEncode: recording.memo, message: error.message)
         }
+        // Nothing captured (paused from the start, or the server failed at once): no memo.
+        let isEmpty = recording.pipeline?.recordedFrames == 0
+        if isEmpty && !recording.isCancelled && !recording.failedToStart {
+            try? directory.remove(recording.memo)
+            observer?.recorder(self, didFinish: recording.memo, successfully: false)
+            recording.finish(.success(()))
+            return
+        }
         if recording.isCancelled || recording.failedToStart {
             let removal = Result<Void, RecorderError> { () throws(RecorderError) in try directory.remove(recording.memo) }
             recording.finish(recording.failedToStart ? .failure(failure ?? .audioServer("capture did not start")) : removal)

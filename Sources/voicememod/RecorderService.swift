@@ -95,7 +95,7 @@ final class RecorderService: RecorderObserver {
                             defaults.isMeteringEnabled = value.boolean!
                         }
                     }),
-                BusProperty("Directory", "s", changeSignal: .none) { [recorder] in .string(recorder.directory.path) },
+                BusProperty("Directory", "s", changeSignal: .constant) { [recorder] in .string(recorder.directory.path) },
             ],
             signals: [
                 BusSignalSpec("RecordingFinished", [BusArgument("memo", "o"), BusArgument("successfully", "b")]),

@@ -175,6 +175,28 @@ struct RecorderTests {
         #expect(harness.backend.sinks.withLock { $0.values.allSatisfy(\.isClosed) })
     }
 
+    @Test func aStopRightAfterTheStartStillKeepsAFragment() async throws {
+        let harness = RecorderHarness()
+        let memo = try await harness.call { recorder, done in
+            recorder.record { _ in }
+            recorder.stop(completion: done)
+        }.get()
+        #expect(harness.backend.sink(for: memo)!.frames == CapturePipeline.framesPerRead(sampleRate: 48000))
+        #expect(harness.observer.finished.map(\.1) == [true])
+    }
+
+    @Test func aMemoPausedBeforeItsFirstFragmentLeavesNoFile() async throws {
+        let harness = RecorderHarness()
+        let memo = try await harness.call { recorder, done in
+            recorder.record { _ in }
+            try? recorder.pause()
+            recorder.stop(completion: done)
+        }.get()
+        #expect(harness.memoFiles.isEmpty)
+        #expect(harness.observer.finished.map(\.0) == [memo])
+        #expect(harness.observer.finished.map(\.1) == [false])
+    }
+
     @Test func defaultsPersistAndAnnounceOnlyRealChanges() throws {
         let harness = RecorderHarness()
         try harness.sync { recorder throws(RecorderError) in

@@ -47,7 +47,7 @@ final class IntegrationFixture {
             try audioServer.restart()
         }
         try stimulus.start()
-        try session.resetMemoDirectory()
+        try session.resetUserData()
     }
 
     /// Launches voicememod on the session bus and waits until it serves.

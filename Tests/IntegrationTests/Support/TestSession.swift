@@ -147,10 +147,14 @@ final class TestSession {
         return output.succeeded && output.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "b true"
     }
 
-    /// Empties the memo directory by removing it; voicememod creates it again.
-    func resetMemoDirectory() throws {
-        if FileManager.default.fileExists(atPath: memoDirectory.path) {
-            try FileManager.default.removeItem(at: memoDirectory)
+    /// voicememo's saved settings (`$XDG_CONFIG_HOME/voicememo`).
+    var settingsDirectory: URL { configDirectory.appendingPathComponent("voicememo") }
+
+    /// Removes the memo directory and the saved settings, so every test starts from a new
+    /// user's state; voicememod creates both again.
+    func resetUserData() throws {
+        for directory in [memoDirectory, settingsDirectory] where FileManager.default.fileExists(atPath: directory.path) {
+            try FileManager.default.removeItem(at: directory)
         }
     }
 

@@ -1,0 +1,85 @@
+import Foundation
+import SoundFile
+import XCTest
+
+/// The `voicememo` CLI end to end: the built binary against the real daemon, checking
+/// stdout, stderr and exit status.
+final class CommandLineTests: IntegrationTestCase {
+    private func voicememo(_ arguments: String...) throws -> CommandOutput {
+        try fixture.voicememo(arguments)
+    }
+
+    func testStatusJSONDescribesTheIdleRecorder() throws {
+        let output = try voicememo("status", "--json")
+        XCTAssertEqual(output.status, 0, "\(output)")
+        let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(output.stdout.utf8)) as? [String: Any])
+        XCTAssertEqual(object["state"] as? String, "idle")
+        XCTAssertEqual(object["memo"] as? String, "/")
+        XCTAssertEqual(object["format"] as? String, "opus")
+        XCTAssertEqual(object["sampleRate"] as? Int, 48000)
+        XCTAssertEqual(object["channels"] as? Int, 1)
+        XCTAssertEqual(object["directory"] as? String, fixture.session.memoDirectory.path)
+    }
+
+    func testRecordWithOptionsThenStatusThenStop() throws {
+        let record = try voicememo("record", "--format", "wav", "--rate", "16000", "--title", "From the CLI")
+        XCTAssertEqual(record.status, 0, "\(record)")
+        XCTAssertTrue(record.stdout.hasPrefix("Recording /org/example/VoiceMemo/Memo/"), record.stdout)
+
+        let status = try voicememo("status")
+        XCTAssertTrue(status.stdout.contains("State:     recording"), status.stdout)
+        XCTAssertTrue(status.stdout.contains("Input:     voicememo_mic"), status.stdout)
+        Thread.sleep(forTimeInterval: 1)
+
+        let stop = try voicememo("stop")
+        XCTAssertEqual(stop.status, 0, "\(stop)")
+        XCTAssertEqual(stop.stdout.replacingOccurrences(of: "Saved", with: "Recording"), record.stdout)
+        let names = try FileManager.default.contentsOfDirectory(atPath: fixture.session.memoDirectory.path)
+        XCTAssertEqual(names.count, 1)
+        let name = try XCTUnwrap(names.first)
+        XCTAssertTrue(name.hasSuffix(" From the CLI.wav"), name)
+        let file = try SoundFileReader(path: fixture.session.memoDirectory.appendingPathComponent(name).path)
+        XCTAssertEqual(file.sampleRate, 16000)
+        XCTAssertEqual(file.title, "From the CLI")
+        XCTAssertEqual(file.duration, 1.0, accuracy: 0.2)
+    }
+
+    func testToggleAlternatesAndPrintsTheNewState() throws {
+        XCTAssertEqual(try voicememo("toggle").stdout, "recording\n")
+        XCTAssertEqual(try voicememo("toggle").stdout, "idle\n")
+    }
+
+    func testTheDaemonsRefusalIsPrintedWithStatusOne() throws {
+        let output = try voicememo("record", "--channels", "9")
+        XCTAssertEqual(output.status, 1)
+        XCTAssertTrue(output.stderr.contains("'channels' must be 1 (mono) or 2 (stereo); got 9"), output.stderr)
+        let stop = try voicememo("stop")
+        XCTAssertEqual(stop.status, 1)
+        XCTAssertTrue(stop.stderr.contains("nothing is being recorded"), stop.stderr)
+    }
+
+    func testUsageErrorsExitWith64AndShowUsage() throws {
+        for arguments in [["record", "--bogus"], ["frobnicate"], ["record", "--rate", "fast"], ["stop", "now"], []] {
+            let output = try fixture.voicememo(arguments)
+            XCTAssertEqual(output.status, 64, "\(arguments): \(output)")
+            XCTAssertTrue(output.stderr.contains("Usage: voicememo"), "\(arguments): \(output.stderr)")
+            XCTAssertEqual(output.stdout, "")
+        }
+    }
+
+    func testEverySubcommandHasHelp() throws {
+        for command in ["record", "stop", "pause", "resume", "toggle", "cancel", "status"] {
+            let output = try voicememo(command, "--help")
+            XCTAssertEqual(output.status, 0)
+            XCTAssertTrue(output.stdout.contains("Usage: voicememo \(command)"), output.stdout)
+        }
+        XCTAssertTrue(try voicememo("--help").stdout.contains("Commands:"))
+    }
+
+    func testAMissingDaemonIsExplained() throws {
+        XCTAssertEqual(daemon.stop(), .exited(0))
+        let output = try voicememo("status")
+        XCTAssertEqual(output.status, 69)
+        XCTAssertTrue(output.stderr.contains("daemon is not running"), output.stderr)
+    }
+}

@@ -1,0 +1,80 @@
+import Bus
+import Foundation
+import XCTest
+
+#if canImport(FoundationXML)
+    import FoundationXML
+#endif
+
+/// The daemon against the published contract: its live introspection equals the shipped
+/// XML, and it is the only owner of its name.
+final class ContractTests: IntegrationTestCase {
+    /// One interface's members in a comparable form: "method Record(out o memo)", "property
+    /// State s read", "annotation …" lines, sorted.
+    private func members(of interface: String, inXML text: String) throws -> [String] {
+        let document = try XMLDocument(xmlString: text, options: [])
+        let nodes = try document.nodes(forXPath: "/node/interface[@name='\(interface)']")
+        let element = try XCTUnwrap(nodes.first as? XMLElement, "no interface \(interface) in the XML")
+        var lines: [String] = []
+        for child in element.children?.compactMap({ $0 as? XMLElement }) ?? [] {
+            let name = child.attribute(forName: "name")?.stringValue ?? "?"
+            func attribute(_ element: XMLElement, _ key: String) -> String { element.attribute(forName: key)?.stringValue ?? "" }
+            let arguments = (child.elements(forName: "arg")).map { argument in
+                let direction = child.name == "method" ? (attribute(argument, "direction").isEmpty ? "in" : attribute(argument, "direction")) + " " : ""
+                return direction + attribute(argument, "type") + " " + attribute(argument, "name")
+            }
+            let annotations = child.elements(forName: "annotation").map { "\(attribute($0, "name"))=\(attribute($0, "value"))" }
+            switch child.name {
+            case "property":
+                lines.append("property \(name) \(attribute(child, "type")) \(attribute(child, "access")) \(annotations.sorted())")
+            default:
+                lines.append("\(child.name ?? "?") \(name)(\(arguments.joined(separator: ", "))) \(annotations.sorted())")
+            }
+        }
+        return lines.sorted()
+    }
+
+    func testLiveIntrospectionMatchesTheShippedXML() throws {
+        let shipped = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("data/org.example.VoiceMemo.xml")
+        let connection = try BusConnection.connect(address: fixture.session.busAddress)
+        let live = try XCTUnwrap(
+            connection.call(
+                destination: BusName("org.example.VoiceMemo"), path: ObjectPath("/org/example/VoiceMemo"),
+                interface: InterfaceName("org.freedesktop.DBus.Introspectable"), member: MemberName("Introspect")
+            ).first?.string)
+
+        let expected = try members(of: "org.example.VoiceMemo", inXML: String(contentsOf: shipped, encoding: .utf8))
+        XCTAssertEqual(try members(of: "org.example.VoiceMemo", inXML: live), expected)
+        XCTAssertEqual(expected.count, 9 + 7 + 12, "9 methods, 7 signals, 12 properties in the contract")
+        for standard in ["org.freedesktop.DBus.Properties", "org.freedesktop.DBus.Introspectable", "org.freedesktop.DBus.Peer"] {
+            XCTAssertTrue(live.contains("<interface name=\"\(standard)\">"), standard)
+        }
+    }
+
+    func testBusctlIntrospectListsTheContract() throws {
+        let output = try fixture.session.busctl(["introspect", "org.example.VoiceMemo", "/org/example/VoiceMemo"])
+        XCTAssertTrue(output.succeeded, "\(output)")
+        for member in [".RecordWithOptions", ".Toggle", ".CurrentTime", ".RecordingFinished", ".Levels"] {
+            XCTAssertTrue(output.stdout.contains(member), "busctl introspect shows \(member)")
+        }
+    }
+
+    func testASecondDaemonExitsAtOnceSayingWhy() throws {
+        let second = try fixture.session.run(BuildProducts.voicememod().path, [], timeout: .seconds(5))
+        XCTAssertEqual(second.status, 1)
+        XCTAssertTrue(second.stderr.contains("already owned"), second.stderr)
+        XCTAssertTrue(daemon.isRunning, "the first daemon keeps its name and keeps running")
+        XCTAssertTrue(try fixture.session.busNameHasOwner("org.example.VoiceMemo"))
+    }
+
+    func testNoSessionBusIsAClearFailure() throws {
+        let output = try ChildProcess.run(
+            BuildProducts.voicememod().path, [],
+            environment: fixture.session.environment.merging(["DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent/bus"]) { $1 },
+            timeout: .seconds(5))
+        XCTAssertEqual(output.status, 1)
+        XCTAssertTrue(output.stderr.contains("cannot connect to the session bus"), output.stderr)
+    }
+}
