@@ -68,7 +68,7 @@ class IntegrationTestCase: XCTestCase {
     override func tearDownWithError() throws {
         if let daemon = currentDaemon {
             daemon.stop()
-            if testRun?.hasSucceeded == false {
+            if (testRun?.totalFailureCount ?? 0) > 0 {
                 print("voicememod log for \(name):\n\(daemon.log)")
             }
         }
