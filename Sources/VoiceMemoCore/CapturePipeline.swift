@@ -13,6 +13,8 @@ public final class CapturePipeline: @unchecked Sendable {
         case stopped
         /// The requested duration was reached; the file is complete.
         case durationReached
+        /// The input stayed below the silence threshold for the requested time; the file is complete.
+        case silenceReached
         /// The capture stream failed; the file holds everything captured before.
         case captureFailed(RecorderError)
         /// Writing failed; the file holds everything written before.
@@ -23,6 +25,9 @@ public final class CapturePipeline: @unchecked Sendable {
     public var onStarted: ((Result<String, RecorderError>) -> Void)?
     /// Called once after the file is closed.
     public var onEnded: ((Ending, RecorderError?) -> Void)?
+    /// Called after each metering window (about 100 ms) of written audio while
+    /// `isMeteringEnabled`, with the levels and the recorded time at its end.
+    public var onLevels: ((Levels, Double) -> Void)?
 
     private let request: RecordingRequest
     private let backend: RecordingBackend
@@ -34,6 +39,8 @@ public final class CapturePipeline: @unchecked Sendable {
     private let isPaused = Atomic<Bool>(false)
     private let isStopRequested = Atomic<Bool>(false)
     private let recordedFrameCount = Atomic<Int>(0)
+    private let meteringFlag = Atomic<Bool>(false)
+    private let lastLevels: Mutex<Levels>
 
     /// Frames per read: 20 ms keeps stop and pause within a fragment of the request.
     public static func framesPerRead(sampleRate: UInt32) -> Int { Int(sampleRate) / 50 }
@@ -46,7 +53,17 @@ public final class CapturePipeline: @unchecked Sendable {
         self.framesPerRead = Self.framesPerRead(sampleRate: request.sampleRate)
         // Sync about every two seconds: bounded loss on power failure, little disk churn.
         self.syncInterval = Int(request.sampleRate) * 2
+        self.lastLevels = Mutex(Levels.silence(channels: Int(request.channels)))
     }
+
+    /// Whether `onLevels` is called; levels are measured either way, for `levels`.
+    public var isMeteringEnabled: Bool {
+        get { meteringFlag.load(ordering: .relaxed) }
+        set { meteringFlag.store(newValue, ordering: .relaxed) }
+    }
+
+    /// The levels of the last metering window; silence while paused.
+    public var levels: Levels { lastLevels.withLock { $0 } }
 
     /// Frames written to the file so far (pauses excluded).
     public var recordedFrames: Int { recordedFrameCount.load(ordering: .relaxed) }
@@ -62,7 +79,10 @@ public final class CapturePipeline: @unchecked Sendable {
     }
 
     /// Stops writing; captured audio is discarded until `resume()`.
-    public func pause() { isPaused.store(true, ordering: .relaxed) }
+    public func pause() {
+        isPaused.store(true, ordering: .relaxed)
+        lastLevels.withLock { $0 = .silence(channels: Int(request.channels)) }
+    }
 
     /// Writes again, appending to the same file.
     public func resume() { isPaused.store(false, ordering: .relaxed) }
@@ -88,10 +108,14 @@ public final class CapturePipeline: @unchecked Sendable {
     }
 
     private func pump(from capture: AudioCapture) -> Ending {
-        let bytesPerFrame = Int(request.channels) * request.format.sampleType(for: request.quality).byteCount
+        let sampleType = request.format.sampleType(for: request.quality)
+        let bytesPerFrame = Int(request.channels) * sampleType.byteCount
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: framesPerRead * bytesPerFrame, alignment: 16)
         defer { buffer.deallocate() }
         let limit = request.frameLimit
+        let silenceLimit = request.silenceFrameLimit
+        var meter = LevelMeter(channels: Int(request.channels), sampleRate: Int(request.sampleRate))
+        var silentFrames = 0
         var framesSinceSync = 0
         // A stop that arrives before the first write still waits for one fragment, so a
         // memo toggled off at once holds audio (an Opus stream with no packets is malformed).
@@ -103,11 +127,15 @@ public final class CapturePipeline: @unchecked Sendable {
             }
             // A read that completes after a pause or stop request holds mostly audio from
             // after the request, so it is dropped for pause but kept for stop.
-            if isPaused.load(ordering: .relaxed) { continue }
+            if isPaused.load(ordering: .relaxed) {
+                meter.reset()
+                continue
+            }
             var frames = framesPerRead
             if let limit { frames = min(frames, limit - recordedFrames) }
+            let written = UnsafeRawBufferPointer(rebasing: buffer[0..<(frames * bytesPerFrame)])
             do {
-                try sink.write(UnsafeRawBufferPointer(rebasing: buffer[0..<(frames * bytesPerFrame)]), frameCount: frames)
+                try sink.write(written, frameCount: frames)
                 framesSinceSync += frames
                 if framesSinceSync >= syncInterval {
                     try sink.synchronize()
@@ -117,9 +145,21 @@ public final class CapturePipeline: @unchecked Sendable {
                 return .writeFailed(error)
             }
             recordedFrameCount.add(frames, ordering: .relaxed)
+            if let levels = meter.add(written, frameCount: frames, type: sampleType) {
+                publish(levels)
+                silentFrames = (levels.average.max() ?? Levels.floor) < request.silenceThreshold ? silentFrames + meter.windowFrames : 0
+                if let silenceLimit, silentFrames >= silenceLimit { return .silenceReached }
+            }
             if let limit, recordedFrames >= limit { return .durationReached }
         }
         return .stopped
+    }
+
+    private func publish(_ levels: Levels) {
+        lastLevels.withLock { $0 = levels }
+        guard isMeteringEnabled else { return }
+        let time = currentTime
+        deliver { $0.onLevels?(levels, time) }
     }
 
     private func closeSink() -> RecorderError? {

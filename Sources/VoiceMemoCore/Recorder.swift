@@ -43,6 +43,14 @@ public final class Recorder: @unchecked Sendable {
     /// Seconds recorded into the open memo, pauses excluded.
     public var currentTime: Double { open?.pipeline?.currentTime ?? 0 }
 
+    /// The levels of the last metering window while recording; silence otherwise.
+    public var levels: Levels {
+        guard state == .recording, let pipeline = open?.pipeline else {
+            return .silence(channels: Int(open?.request.channels ?? defaults.channels))
+        }
+        return pipeline.levels
+    }
+
     /// The source feeding the open recording, empty when none.
     public var activeSource: String { open?.activeSource ?? "" }
 
@@ -145,6 +153,7 @@ public final class Recorder: @unchecked Sendable {
         try settings?.save(updated)
         let changed = RecorderProperty.defaultsProperties.filter { $0.value(in: updated) != $0.value(in: defaults) }
         defaults = updated
+        open?.pipeline?.isMeteringEnabled = updated.isMeteringEnabled
         observer?.recorder(self, didChange: changed)
     }
 
@@ -209,6 +218,11 @@ public final class Recorder: @unchecked Sendable {
         pipeline.onEnded = { [weak self, unowned recording] ending, closeError in
             self?.captureEnded(recording, ending: ending, closeError: closeError)
         }
+        pipeline.onLevels = { [weak self, unowned recording] levels, time in
+            guard let self, open === recording, state == .recording else { return }
+            observer?.recorder(self, didMeasure: levels, currentTime: time)
+        }
+        pipeline.isMeteringEnabled = defaults.isMeteringEnabled
         recording.pipeline = pipeline
         recording.keepAlive = recording
         pipeline.start()
@@ -236,7 +250,7 @@ public final class Recorder: @unchecked Sendable {
         var failure = closeError
         var successfully = closeError == nil
         switch ending {
-        case .stopped, .durationReached:
+        case .stopped, .durationReached, .silenceReached:
             break
         case .captureFailed(let error):
             successfully = false

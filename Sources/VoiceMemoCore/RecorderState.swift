@@ -35,4 +35,6 @@ public protocol RecorderObserver: AnyObject {
     func recorder(_ recorder: Recorder, didFinish memo: MemoReference, successfully: Bool)
     /// Writing a memo failed; what was written before stays on disk.
     func recorder(_ recorder: Recorder, didFailToEncode memo: MemoReference, message: String)
+    /// A metering window was recorded (only while metering is enabled and recording).
+    func recorder(_ recorder: Recorder, didMeasure levels: Levels, currentTime: Double)
 }

@@ -11,6 +11,10 @@ public struct RecordingRequest: Equatable, Sendable {
     public var duration: Double?
     /// Start at this Unix time in seconds.
     public var startTime: Int64?
+    /// Stop by itself after this many seconds of continuous input below `silenceThreshold`.
+    public var stopAfterSilence: Double?
+    /// The level, in dBFS, below which input counts as silence.
+    public var silenceThreshold: Double = -50
 
     /// A request that uses the defaults unchanged.
     public init(defaults: RecorderDefaults) {
@@ -24,6 +28,7 @@ public struct RecordingRequest: Equatable, Sendable {
     /// The contract's option keys, in the order error messages list them.
     public static let optionKeys = [
         "format", "sample-rate", "channels", "quality", "title", "source", "duration", "start-at",
+        "stop-after-silence", "silence-threshold",
     ]
 
     /// Applies `RecordWithOptions` options on top of the defaults; an unknown key or a value
@@ -43,6 +48,10 @@ public struct RecordingRequest: Equatable, Sendable {
                 source = name.isEmpty ? nil : name
             case ("duration", .double(let seconds)): duration = try Validation.duration(seconds, key: key)
             case ("start-at", .int64(let time)): startTime = try Validation.startTime(time, now: now, key: key)
+            case ("stop-after-silence", .double(let seconds)):
+                stopAfterSilence = try Validation.duration(seconds, key: key)
+            case ("silence-threshold", .double(let level)):
+                silenceThreshold = try Validation.silenceThreshold(level, key: key)
             default:
                 guard let expected = Self.expectedSignature[key] else {
                     throw .invalidArgument(
@@ -59,8 +68,13 @@ public struct RecordingRequest: Equatable, Sendable {
     /// The D-Bus type each option key takes.
     public static let expectedSignature: [String: String] = [
         "format": "s", "sample-rate": "u", "channels": "u", "quality": "s", "title": "s", "source": "s",
-        "duration": "d", "start-at": "x",
+        "duration": "d", "start-at": "x", "stop-after-silence": "d", "silence-threshold": "d",
     ]
+
+    /// Continuous silent frames after which the recording stops by itself, if asked for.
+    public var silenceFrameLimit: Int? {
+        stopAfterSilence.map { Int(($0 * Double(sampleRate)).rounded()) }
+    }
 
     /// Frames after which the recording stops by itself, if a duration was asked for.
     public var frameLimit: Int? {

@@ -70,6 +70,13 @@ public enum Validation {
         return seconds
     }
 
+    public static func silenceThreshold(_ level: Double, key: String) throws(RecorderError) -> Double {
+        guard level.isFinite, (Levels.floor...0).contains(level) else {
+            throw .invalidArgument("'\(key)' must be a level in dBFS between -160 and 0; got \(level)")
+        }
+        return level
+    }
+
     /// A start time must not be more than a year away; past times start at once.
     public static func startTime(_ unixSeconds: Int64, now: Int64, key: String) throws(RecorderError) -> Int64 {
         guard unixSeconds <= now + 366 * 24 * 3600 else {

@@ -15,7 +15,9 @@ extension Subcommand {
 }
 
 /// The table of subcommands, in the order `--help` lists them.
-let subcommands: [any Subcommand.Type] = [Record.self, Stop.self, Pause.self, Resume.self, Toggle.self, Cancel.self, Status.self]
+let subcommands: [any Subcommand.Type] = [
+    Record.self, Stop.self, Pause.self, Resume.self, Toggle.self, Cancel.self, Status.self, Meter.self, Watch.self,
+]
 
 /// A subcommand that takes no arguments and makes one call.
 protocol SimpleCommand: Subcommand {
@@ -122,14 +124,26 @@ struct Toggle: SimpleCommand {
 struct Status: Subcommand {
     static let name = "status"
     static let abstract = "Show what the recorder is doing and its defaults."
-    static let usage = "status [--json]"
+    static let usage = "status [--json | --format TEMPLATE]  (TEMPLATE fields: {state} {time} {memo} {input} {format})"
 
     let json: Bool
+    let template: String?
 
     init(_ words: [String]) throws(UsageError) {
-        let arguments = try Arguments(words, valued: [], flags: ["json"])
+        let arguments = try Arguments(words, valued: ["format"], flags: ["json"])
         if let extra = arguments.positionals.first { throw UsageError("unexpected argument '\(extra)'") }
         json = arguments.has("json")
+        template = arguments.value("format")
+        if json && template != nil { throw UsageError("--json and --format exclude each other") }
+    }
+
+    /// Fills `{field}` placeholders, for polybar-style one-line output.
+    static func render(_ template: String, _ report: Report) -> String {
+        let fields = [
+            "state": report.state, "time": clock(report.time), "memo": report.memo, "input": report.activeSource,
+            "format": report.format,
+        ]
+        return fields.reduce(template) { text, field in text.replacing("{\(field.key)}", with: field.value) }
     }
 
     /// The `--json` shape: stable keys for scripts.
@@ -154,6 +168,10 @@ struct Status: Subcommand {
             sampleRate: properties["SampleRate"]?.uint32 ?? 0, channels: properties["Channels"]?.uint32 ?? 0,
             quality: properties["Quality"]?.string ?? "", source: properties["Source"]?.string ?? "",
             activeSource: properties["ActiveSource"]?.string ?? "", directory: properties["Directory"]?.string ?? "")
+        if let template {
+            print(Self.render(template, report))
+            return
+        }
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

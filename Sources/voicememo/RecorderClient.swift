@@ -20,6 +20,13 @@ struct RecorderClient {
             arguments: arguments)
     }
 
+    /// Writes one recorder property.
+    func setProperty(_ name: String, _ value: BusValue) throws(BusError) {
+        try connection.call(
+            destination: Self.busName, path: Self.path, interface: InterfaceName("org.freedesktop.DBus.Properties"),
+            member: MemberName("Set"), arguments: [.string(Self.interface.rawValue), .string(name), .variant(value)])
+    }
+
     /// Every recorder property, by name.
     func properties() throws(BusError) -> [String: BusValue] {
         let reply = try connection.call(

@@ -42,8 +42,8 @@ final class RecorderService: RecorderObserver {
                 BusMethod("StopPlayback") { call in call.reply() },
                 BusMethod("GetLevels", out: [BusArgument("average_db", "ad"), BusArgument("peak_db", "ad")]) {
                     [recorder] call in
-                    let silence = [BusValue](repeating: .double(-160), count: Int(recorder.defaults.channels))
-                    call.reply([.array(elementSignature: "d", silence), .array(elementSignature: "d", silence)])
+                    let levels = recorder.levels
+                    call.reply([Self.decibels(levels.average), Self.decibels(levels.peak)])
                 },
             ],
             properties: [
@@ -114,6 +114,11 @@ final class RecorderService: RecorderObserver {
             ])
     }
 
+    /// An `ad` of per-channel dBFS values.
+    private static func decibels(_ values: [Double]) -> BusValue {
+        .array(elementSignature: "d", values.map { .double($0) })
+    }
+
     /// The `a{sv}` argument as recorder options.
     private static func options(from value: BusValue) -> [String: OptionValue] {
         var options: [String: OptionValue] = [:]
@@ -147,6 +152,10 @@ final class RecorderService: RecorderObserver {
 
     func recorder(_ recorder: Recorder, didFailToEncode memo: MemoReference, message: String) {
         emit("EncodeError", [.objectPath(Contract.path(of: memo)), .string(message)])
+    }
+
+    func recorder(_ recorder: Recorder, didMeasure levels: Levels, currentTime: Double) {
+        emit("Levels", [Self.decibels(levels.average), Self.decibels(levels.peak), .double(currentTime)])
     }
 
     private func emit(_ signal: String, _ arguments: [BusValue]) {

@@ -3,16 +3,25 @@ import Foundation
 import Synchronization
 import VoiceMemoCore
 
-/// A capture stream that produces a counting ramp at about real time ÷ 10, or fails on demand.
+/// A capture stream that produces a counting ramp about ten times faster than real time,
+/// turning to digital silence after `silentAfterReads` reads if given.
 final class FakeCapture: AudioCapture, @unchecked Sendable {
     let sourceName = "fake_mic"
     private var next: Int16 = 0
+    private var reads = 0
+    private let silentAfterReads: Int?
+
+    init(silentAfterReads: Int? = nil) {
+        self.silentAfterReads = silentAfterReads
+    }
 
     func read(into buffer: UnsafeMutableRawBufferPointer) throws(RecorderError) {
         Thread.sleep(forTimeInterval: 0.002)
+        reads += 1
+        let silent = silentAfterReads.map { reads > $0 } ?? false
         let samples = buffer.bindMemory(to: Int16.self)
         for index in samples.indices {
-            samples[index] = next
+            samples[index] = silent ? 0 : next
             next &+= 1
         }
     }
@@ -52,10 +61,12 @@ final class FakeBackend: RecordingBackend, @unchecked Sendable {
     let sinks = Mutex<[String: FakeSink]>([:])
     let refuseCapture: Bool
     let failAfterFrames: Int?
+    let silentAfterReads: Int?
 
-    init(refuseCapture: Bool = false, failAfterFrames: Int? = nil) {
+    init(refuseCapture: Bool = false, failAfterFrames: Int? = nil, silentAfterReads: Int? = nil) {
         self.refuseCapture = refuseCapture
         self.failAfterFrames = failAfterFrames
+        self.silentAfterReads = silentAfterReads
     }
 
     func makeFileSink(path: String, request: RecordingRequest, tags: MemoTags) throws(RecorderError) -> AudioFileSink {
@@ -69,7 +80,7 @@ final class FakeBackend: RecordingBackend, @unchecked Sendable {
 
     func openCapture(request: RecordingRequest, framesPerRead: Int) throws(RecorderError) -> AudioCapture {
         if refuseCapture { throw .audioServer("Connection refused") }
-        return FakeCapture()
+        return FakeCapture(silentAfterReads: silentAfterReads)
     }
 
     func sink(for memo: MemoReference) -> FakeSink? { sinks.withLock { $0[memo.path] } }
@@ -91,6 +102,12 @@ final class RecordingObserver: RecorderObserver, @unchecked Sendable {
 
     func recorder(_ recorder: Recorder, didFailToEncode memo: MemoReference, message: String) {
         encodeErrors.append(message)
+    }
+
+    var measured: [(Levels, Double)] = []
+
+    func recorder(_ recorder: Recorder, didMeasure levels: Levels, currentTime: Double) {
+        measured.append((levels, currentTime))
     }
 }
 

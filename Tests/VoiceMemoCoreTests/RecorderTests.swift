@@ -197,6 +197,31 @@ struct RecorderTests {
         #expect(harness.observer.finished.map(\.1) == [false])
     }
 
+    @Test func levelsAreReportedOnlyWithMeteringEnabled() async throws {
+        let harness = RecorderHarness()
+        _ = try await harness.record().get()
+        try await Task.sleep(for: .milliseconds(60))
+        #expect(harness.observer.measured.isEmpty)
+        try harness.sync { recorder throws(RecorderError) in try recorder.updateDefaults { $0.isMeteringEnabled = true } }
+        try await waitUntil { harness.observer.measured.count >= 3 }
+        let times = harness.observer.measured.map(\.1)
+        #expect(zip(times, times.dropFirst()).allSatisfy { $0 < $1 })
+        #expect(try harness.sync { $0.levels }.peak[0] > -160)
+        try harness.sync { recorder throws(RecorderError) in try recorder.pause() }
+        #expect(try harness.sync { $0.levels } == .silence(channels: 1))
+        _ = try await harness.stop().get()
+    }
+
+    @Test func silenceStopsTheRecordingAfterItsLimit() async throws {
+        let harness = RecorderHarness(backend: FakeBackend(silentAfterReads: 10))
+        let memo = try await harness.record(["stop-after-silence": .double(0.3), "sample-rate": .uint32(8000)]).get()
+        try await waitUntil(timeout: .seconds(3)) { harness.observer.finished.count == 1 }
+        #expect(harness.observer.finished.first?.1 == true)
+        let frames = harness.backend.sink(for: memo)!.frames
+        // 10 reads of 160 frames of sound, then 0.3 s (2400 frames) of silence, to the window.
+        #expect(frames >= 1600 + 2400 && frames <= 1600 + 2400 + 800)
+    }
+
     @Test func defaultsPersistAndAnnounceOnlyRealChanges() throws {
         let harness = RecorderHarness()
         try harness.sync { recorder throws(RecorderError) in

@@ -59,6 +59,9 @@ struct RecordingRequestTests {
         ("start-at", .double(5), "option 'start-at' must be of type 'x'; got 'd'"),
         ("title", .string("two\nlines"), "'title' must not contain control characters"),
         ("title", .other(signature: "as"), "option 'title' must be of type 's'; got 'as'"),
+        ("stop-after-silence", .double(-1), "'stop-after-silence' must be a number of seconds greater than 0"),
+        ("silence-threshold", .double(5), "'silence-threshold' must be a level in dBFS between -160 and 0; got 5.0"),
+        ("silence-threshold", .uint32(5), "option 'silence-threshold' must be of type 'd'; got 'u'"),
     ])
     func badInputIsRefusedNamingTheKey(key: String, value: OptionValue, message: String) {
         #expect {

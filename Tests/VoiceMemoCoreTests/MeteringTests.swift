@@ -1,0 +1,76 @@
+import Foundation
+import Testing
+import VoiceMemoCore
+
+@Suite("Metering")
+struct MeteringTests {
+    /// One metering window of a sine on each channel, interleaved, at the given amplitudes.
+    func sine(amplitudes: [Double], frames: Int = 4800) -> [Float] {
+        (0..<frames).flatMap { frame in
+            amplitudes.map { Float($0 * sin(2 * Double.pi * 440 * Double(frame) / 48000)) }
+        }
+    }
+
+    func measure(_ samples: [Float], channels: Int) -> Levels? {
+        var meter = LevelMeter(channels: channels, sampleRate: 48000)
+        return samples.withUnsafeBytes { meter.add($0, frameCount: samples.count / channels, type: .float32) }
+    }
+
+    @Test func aSineReadsItsPeakAndRMS() throws {
+        let levels = try #require(measure(sine(amplitudes: [0.5]), channels: 1))
+        #expect(abs(levels.peak[0] - (-6.0206)) < 0.01)
+        #expect(abs(levels.average[0] - (-6.0206 - 3.0103)) < 0.01)
+    }
+
+    @Test func channelsAreMeasuredApart() throws {
+        let levels = try #require(measure(sine(amplitudes: [1, 0.1]), channels: 2))
+        #expect(abs(levels.peak[0]) < 0.01)
+        #expect(abs(levels.peak[1] - (-20)) < 0.01)
+        #expect(levels.average.count == 2)
+    }
+
+    @Test func digitalSilenceReadsTheFloor() throws {
+        let levels = try #require(measure([Float](repeating: 0, count: 9600), channels: 2))
+        #expect(levels == Levels.silence(channels: 2))
+        #expect(levels.peak == [-160, -160])
+    }
+
+    @Test func integerSamplesUseTheirFullScale() throws {
+        var meter = LevelMeter(channels: 1, sampleRate: 8000)
+        let samples = [Int16](repeating: -16384, count: 800)
+        let levels = try #require(samples.withUnsafeBytes { meter.add($0, frameCount: 800, type: .int16) })
+        #expect(abs(levels.peak[0] - (-6.0206)) < 0.01)
+        #expect(abs(levels.average[0] - (-6.0206)) < 0.01)
+    }
+
+    @Test func aWindowIsATenthOfASecond() {
+        var meter = LevelMeter(channels: 1, sampleRate: 48000)
+        let half = [Float](repeating: 0.5, count: 2400)
+        #expect(half.withUnsafeBytes { meter.add($0, frameCount: 2400, type: .float32) } == nil)
+        #expect(half.withUnsafeBytes { meter.add($0, frameCount: 2400, type: .float32) } != nil)
+    }
+
+    @Test(arguments: [(-60.0, 0.0), (-90, 0), (-160, 0), (0, 1), (3, 1)])
+    func meterTableEdges(decibels: Double, value: Double) {
+        #expect(MeterTable().value(forDecibels: decibels) == value)
+    }
+
+    @Test func meterTableFollowsTheFormulaAtMinus20() {
+        let minimum = pow(10.0, -60.0 / 20)
+        let expected = (pow(10.0, -20.0 / 20) - minimum) / (1 - minimum)
+        #expect(abs(MeterTable().value(forDecibels: -20) - expected) < 1e-12)
+        #expect(abs(MeterTable(root: 2).value(forDecibels: -20) - expected.squareRoot()) < 1e-12)
+    }
+
+    @Test func meterTableIsMonotonic() {
+        let values = stride(from: -70.0, through: 0, by: 0.25).map { MeterTable().value(forDecibels: $0) }
+        #expect(zip(values, values.dropFirst()).allSatisfy { $0 <= $1 })
+        #expect(zip(values, values.dropFirst()).filter { $0 < $1 }.count >= 239)
+    }
+
+    @Test func decibelsClampToTheContractRange() {
+        #expect(Levels.decibels(amplitude: 0) == -160)
+        #expect(Levels.decibels(amplitude: 1e-12) == -160)
+        #expect(Levels.decibels(amplitude: 2) == 0)
+    }
+}
