@@ -25,17 +25,20 @@ let package = Package(
         .target(name: "Bus", dependencies: ["CDBus"], swiftSettings: adapterSettings),
         .target(name: "PulseAudio", dependencies: ["CPulse", "VoiceMemoCore"], swiftSettings: adapterSettings),
         .target(name: "SoundFile", dependencies: ["CSndfile", "VoiceMemoCore"], swiftSettings: adapterSettings),
+        // Rewrites a finished memo's title tag in place (libsndfile cannot edit Ogg, FLAC or MP3 tags).
+        .target(name: "TagEditor"),
 
         .executableTarget(
             name: "voicememod",
-            dependencies: ["VoiceMemoCore", "Bus", "PulseAudio", "SoundFile"],
+            dependencies: ["VoiceMemoCore", "Bus", "PulseAudio", "SoundFile", "TagEditor"],
             swiftSettings: adapterSettings),
         .executableTarget(name: "voicememo", dependencies: ["VoiceMemoCore", "Bus"], swiftSettings: adapterSettings),
 
         .testTarget(name: "VoiceMemoCoreTests", dependencies: ["VoiceMemoCore"]),
+        .testTarget(name: "TagEditorTests", dependencies: ["TagEditor", "SoundFile", "VoiceMemoCore"], swiftSettings: adapterSettings),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["Bus", "SoundFile", "VoiceMemoCore", "voicememod", "voicememo"],
+            dependencies: ["Bus", "SoundFile", "TagEditor", "VoiceMemoCore", "voicememod", "voicememo"],
             swiftSettings: adapterSettings),
     ]
 )

@@ -7,9 +7,12 @@ import Dispatch
 /// server. Malformed or unexpected calls get the standard freedesktop errors;
 /// none of them reach a handler.
 public final class BusObjectServer {
-    private let connection: BusConnection
+    let connection: BusConnection
     private let queue: DispatchQueue
-    private var objects: [ObjectPath: [BusInterface]] = [:]
+    /// The exported objects; internal so the ObjectManager extension can list them.
+    var objects: [ObjectPath: [BusInterface]] = [:]
+    /// Paths that serve org.freedesktop.DBus.ObjectManager for the objects below them.
+    var managers: Set<ObjectPath> = []
 
     /// Starts answering every method call arriving on `connection`, which must
     /// already be attached to `queue`. Call on `queue`.
@@ -27,21 +30,27 @@ public final class BusObjectServer {
         }
     }
 
-    /// Exports `interfaces` at `path`, replacing whatever was exported there.
-    public func export(_ path: ObjectPath, interfaces: [BusInterface]) {
+    /// Exports `interfaces` at `path`, replacing whatever was exported there. Below an
+    /// object manager, interfaces new at `path` are announced with InterfacesAdded unless
+    /// `announce` is false (objects exported at start-up, before anyone can be listening).
+    public func export(_ path: ObjectPath, interfaces: [BusInterface], announce: Bool = true) {
         dispatchPrecondition(condition: .onQueue(queue))
         let names = interfaces.map(\.name)
         precondition(Set(names).count == names.count, "duplicate interface exported at \(path)")
         precondition(
-            !names.contains { [.properties, .introspectable, .peer].contains($0) },
+            !names.contains { [.properties, .introspectable, .peer, .objectManager].contains($0) },
             "standard interfaces are provided by the server, not exported")
+        let previous = Set((objects[path] ?? []).map(\.name))
         objects[path] = interfaces
+        if announce { announceAdded(interfaces.filter { !previous.contains($0.name) }, at: path) }
     }
 
-    /// Stops exporting `path`; calls to it then fail with UnknownObject.
+    /// Stops exporting `path`; calls to it then fail with UnknownObject. Below an object
+    /// manager, its interfaces are announced with InterfacesRemoved.
     public func unexport(_ path: ObjectPath) {
         dispatchPrecondition(condition: .onQueue(queue))
-        objects[path] = nil
+        guard let removed = objects.removeValue(forKey: path) else { return }
+        announceRemoved(removed, at: path)
     }
 
     /// Emits a signal declared by `interface` on the object at `path`; traps
@@ -100,7 +109,7 @@ public final class BusObjectServer {
     }
 
     /// Reads a property, trapping if its getter breaks its declared type.
-    private func value(of property: BusProperty) -> BusValue {
+    func value(of property: BusProperty) -> BusValue {
         let value = property.get()
         precondition(
             value.signature == property.signature,
@@ -137,6 +146,8 @@ public final class BusObjectServer {
             interfaceName = owner.name
         } else if member.rawValue == "Introspect" {
             interfaceName = .introspectable
+        } else if member.rawValue == "GetManagedObjects", managers.contains(path) {
+            interfaceName = .objectManager
         } else if ["Get", "GetAll", "Set"].contains(member.rawValue), interfaces != nil {
             interfaceName = .properties
         } else {
@@ -146,6 +157,8 @@ public final class BusObjectServer {
         switch interfaceName {
         case .introspectable:
             try introspect(message, member: member, path: path)
+        case .objectManager where managers.contains(path):
+            try manageObjects(message, member: member, path: path)
         case .properties where interfaces != nil:
             try handleProperties(message, member: member, path: path, interfaces: exported)
         default:
@@ -163,14 +176,14 @@ public final class BusObjectServer {
         }
     }
 
-    private func requireSignature(_ expected: String, of message: Message, method: String) throws(BusError) {
+    func requireSignature(_ expected: String, of message: Message, method: String) throws(BusError) {
         let actual = message.signature
         guard actual == expected else {
             throw .invalidArgs("Method \(method) expects signature '\(expected)', got '\(actual)'")
         }
     }
 
-    private func answer(_ message: Message, with values: [BusValue]) {
+    func answer(_ message: Message, with values: [BusValue]) {
         guard message.expectsReply else { return }
         let reply = message.makeReturn()
         reply.append(values)
@@ -189,7 +202,8 @@ public final class BusObjectServer {
             throw .unknownMethod("Interface '\(InterfaceName.introspectable)' has no method '\(member)'")
         }
         try requireSignature("", of: message, method: "Introspect")
-        let xml = Introspection.document(interfaces: objects[path], children: children(of: path))
+        let xml = Introspection.document(
+            interfaces: objects[path], children: children(of: path), isObjectManager: managers.contains(path))
         answer(message, with: [.string(xml)])
     }
 

@@ -3,7 +3,7 @@
 internal enum Introspection {
     /// The document for one node: its interfaces (`nil` for a path that only
     /// leads to exported objects) and the names of its direct children.
-    static func document(interfaces: [BusInterface]?, children: [String]) -> String {
+    static func document(interfaces: [BusInterface]?, children: [String], isObjectManager: Bool = false) -> String {
         var xml = """
             <!DOCTYPE node PUBLIC "-//freedesktop//DTD D-BUS Object Introspection 1.0//EN"
              "http://www.freedesktop.org/standards/dbus/1.0/introspect.dtd">
@@ -15,6 +15,7 @@ internal enum Introspection {
         }
         xml += introspectable
         if interfaces != nil { xml += properties }
+        if isObjectManager { append(ObjectManagerDeclaration.interface, to: &xml) }
         xml += peer
         for child in children {
             xml += "  <node name=\"\(escaped(child))\"/>\n"

@@ -123,6 +123,8 @@ public struct InterfaceName: RawRepresentable, Hashable, Sendable, CustomStringC
     public static let introspectable = InterfaceName("org.freedesktop.DBus.Introspectable")
     /// `org.freedesktop.DBus.Peer`.
     public static let peer = InterfaceName("org.freedesktop.DBus.Peer")
+    /// `org.freedesktop.DBus.ObjectManager`, served by `BusObjectServer.addObjectManager(at:)`.
+    public static let objectManager = InterfaceName("org.freedesktop.DBus.ObjectManager")
 
     /// The raw name.
     public var description: String { rawValue }

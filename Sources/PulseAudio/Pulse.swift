@@ -25,6 +25,41 @@ enum Pulse {
         return stream
     }
 
+    static func openPlayback(
+        applicationName: String, streamName: String, spec: pa_sample_spec, bufferBytes: UInt32
+    ) throws(PulseError) -> OpaquePointer {
+        var spec = spec
+        // A short target length keeps a stop prompt; the server's default is about 2 s.
+        var attributes = pa_buffer_attr(
+            maxlength: UInt32.max, tlength: bufferBytes, prebuf: UInt32.max, minreq: UInt32.max, fragsize: UInt32.max)
+        var error: Int32 = 0
+        guard
+            let stream = pa_simple_new(
+                nil, applicationName, PA_STREAM_PLAYBACK, nil, streamName, &spec, nil, &attributes, &error)
+        else {
+            throw PulseError(operation: "connecting to the default output", message: message(error))
+        }
+        return stream
+    }
+
+    static func write(_ stream: OpaquePointer, _ buffer: UnsafeRawBufferPointer) throws(PulseError) {
+        var error: Int32 = 0
+        guard pa_simple_write(stream, buffer.baseAddress, buffer.count, &error) == 0 else {
+            throw PulseError(operation: "playing audio", message: message(error))
+        }
+    }
+
+    static func drain(_ stream: OpaquePointer) throws(PulseError) {
+        var error: Int32 = 0
+        guard pa_simple_drain(stream, &error) == 0 else {
+            throw PulseError(operation: "finishing playback", message: message(error))
+        }
+    }
+
+    static func flush(_ stream: OpaquePointer) {
+        pa_simple_flush(stream, nil)
+    }
+
     static func read(_ stream: OpaquePointer, into buffer: UnsafeMutableRawBufferPointer) throws(PulseError) {
         var error: Int32 = 0
         guard pa_simple_read(stream, buffer.baseAddress, buffer.count, &error) == 0 else {

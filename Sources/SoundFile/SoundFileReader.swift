@@ -35,6 +35,17 @@ public final class SoundFileReader {
     /// The date tag, if the file has one.
     public var date: String? { Sndfile.string(handle, Sndfile.dateTag) }
 
+    /// Reads up to `frameCount` frames into `buffer`; 0 at the end. A decoder error (a
+    /// corrupt frame, a truncated stream) throws with libsndfile's explanation.
+    public func read(into buffer: UnsafeMutableBufferPointer<Float>, frameCount: Int) throws(SoundFileError) -> Int {
+        precondition(buffer.count >= frameCount * channelCount, "buffer too small for \(frameCount) frames")
+        let frames = sf_readf_float(handle, buffer.baseAddress, sf_count_t(frameCount))
+        if frames < frameCount, sf_error(handle) != SF_ERR_NO_ERROR {
+            throw SoundFileError(path: path, message: Sndfile.lastError(handle))
+        }
+        return Int(frames)
+    }
+
     /// Every remaining frame, interleaved, full scale ±1.
     public func readFloats() -> [Float] {
         readAll { sf_readf_float(handle, $0, $1) }

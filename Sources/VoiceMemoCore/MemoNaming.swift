@@ -34,6 +34,30 @@ public enum MemoNaming {
         return rest.isEmpty ? nil : String(rest)
     }
 
+    /// The file name a memo gets when its title becomes `title`: the time stamp (and
+    /// extension) stay, so the id does not change; names without a stamp are kept as they
+    /// are, since their id is their name.
+    public static func renamedFileName(_ name: String, title: String) -> String {
+        guard let stamp = parseStamp(name) else { return name }
+        let stampText = String(name.prefix(stamp.length))
+        let ext = name.lastIndex(of: ".").map { String(name[$0...]) } ?? ""
+        let safe = fileSafeTitle(title)
+        return (safe.isEmpty ? stampText : "\(stampText) \(safe)") + ext
+    }
+
+    /// When a memo named with a time stamp was started, read in `timeZone`; nil for other names.
+    public static func creationDate(forFileName name: String, timeZone: TimeZone = .current) -> Date? {
+        guard let stamp = parseStamp(name) else { return nil }
+        let digits = stamp.compact.filter(\.isNumber).map { Int(String($0))! }
+        func number(_ range: Range<Int>) -> Int { digits[range].reduce(0) { $0 * 10 + $1 } }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        return calendar.date(
+            from: DateComponents(
+                year: number(0..<4), month: number(4..<6), day: number(6..<8), hour: number(8..<10),
+                minute: number(10..<12), second: number(12..<14)))
+    }
+
     /// Makes a title safe as part of a file name: no path separators, no leading dots, no
     /// control characters, bounded length in bytes.
     public static func fileSafeTitle(_ title: String) -> String {

@@ -43,6 +43,14 @@ public final class Recorder: @unchecked Sendable {
     /// Seconds recorded into the open memo, pauses excluded.
     public var currentTime: Double { open?.pipeline?.currentTime ?? 0 }
 
+    /// Names of the files still being written (the open memo and those being finalized):
+    /// not memos yet, so the library leaves them alone.
+    public var filesInProgress: Set<String> {
+        Set(([open].compactMap { $0 } + Array(closing.values)).map { recording in
+            String(recording.memo.path.split(separator: "/").last ?? "")
+        })
+    }
+
     /// The levels of the last metering window while recording; silence otherwise.
     public var levels: Levels {
         guard state == .recording, let pipeline = open?.pipeline else {

@@ -6,6 +6,8 @@ struct Locations {
     let memoDirectory: String
     /// `$XDG_CONFIG_HOME/voicememo`, default `~/.config/voicememo`.
     let configDirectory: String
+    /// `$XDG_CACHE_HOME/voicememo`, default `~/.cache/voicememo`.
+    let cacheDirectory: String
 
     init(environment: [String: String] = ProcessInfo.processInfo.environment) {
         let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? FileManager.default.homeDirectoryForCurrentUser.path
@@ -16,5 +18,6 @@ struct Locations {
         }
         memoDirectory = base("XDG_DATA_HOME", ".local/share") + "/voicememo"
         configDirectory = base("XDG_CONFIG_HOME", ".config") + "/voicememo"
+        cacheDirectory = base("XDG_CACHE_HOME", ".cache") + "/voicememo"
     }
 }

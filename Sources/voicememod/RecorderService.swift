@@ -2,19 +2,30 @@ import Bus
 import Dispatch
 import VoiceMemoCore
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The recorder object `/org/example/VoiceMemo`: one table mapping the contract's methods,
 /// properties and signals to `Recorder` calls, so the whole API reads on one screen.
 ///
 /// Lives on the daemon's main queue, like the recorder and the bus connection.
 final class RecorderService: RecorderObserver {
     private let recorder: Recorder
+    private let player: MemoPlayer
+    private let library: MemoLibraryService
     private let server: BusObjectServer
 
-    init(recorder: Recorder, server: BusObjectServer) {
+    init(recorder: Recorder, player: MemoPlayer, library: MemoLibraryService, server: BusObjectServer) {
         self.recorder = recorder
+        self.player = player
+        self.library = library
         self.server = server
         recorder.observer = self
+        player.onPlayingChanged = { [weak self] _ in self?.announce(["Playing"]) }
+        player.onEnded = { [weak self] memo, ending in self?.playbackEnded(memo, ending) }
         server.export(Contract.recorderPath, interfaces: [recorderInterface])
+        server.addObjectManager(at: Contract.recorderPath)
     }
 
     private var recorderInterface: BusInterface {
@@ -39,7 +50,10 @@ final class RecorderService: RecorderObserver {
                 BusMethod("Toggle", out: [BusArgument("state", "s")]) { [recorder] call in
                     recorder.toggle { call.answer($0.map { [.string($0.rawValue)] }) }
                 },
-                BusMethod("StopPlayback") { call in call.reply() },
+                BusMethod("StopPlayback") { [player] call in
+                    player.stop()
+                    call.reply()
+                },
                 BusMethod("GetLevels", out: [BusArgument("average_db", "ad"), BusArgument("peak_db", "ad")]) {
                     [recorder] call in
                     let levels = recorder.levels
@@ -50,7 +64,7 @@ final class RecorderService: RecorderObserver {
                 BusProperty("State", "s") { [recorder] in .string(recorder.state.rawValue) },
                 BusProperty("CurrentMemo", "o") { [recorder] in .objectPath(Contract.path(of: recorder.currentMemo)) },
                 BusProperty("CurrentTime", "d", changeSignal: .none) { [recorder] in .double(recorder.currentTime) },
-                BusProperty("Playing", "o") { .objectPath(.root) },
+                BusProperty("Playing", "o") { [player] in .objectPath(Contract.path(of: player.playing)) },
                 BusProperty(
                     "Format", "s", access: .readWrite, get: { [recorder] in .string(recorder.defaults.format.rawValue) },
                     set: { [recorder] value throws(BusError) in
@@ -143,11 +157,31 @@ final class RecorderService: RecorderObserver {
     // MARK: RecorderObserver
 
     func recorder(_ recorder: Recorder, didChange properties: [RecorderProperty]) {
-        server.propertiesChanged(on: Contract.recorderPath, interface: Contract.recorderInterface, names: properties.map(\.rawValue))
+        // Recording over our own playback would capture it through the speakers.
+        if properties.contains(.state), recorder.state == .recording { player.stop() }
+        announce(properties.map(\.rawValue))
     }
 
     func recorder(_ recorder: Recorder, didFinish memo: MemoReference, successfully: Bool) {
+        // The memo object exists (InterfacesAdded) before anyone hears it is finished.
+        library.refresh()
         emit("RecordingFinished", [.objectPath(Contract.path(of: memo)), .boolean(successfully)])
+    }
+
+    private func playbackEnded(_ memo: MemoReference, _ ending: MemoPlayer.Ending) {
+        switch ending {
+        case .decodeFailed(let message):
+            emit("DecodeError", [.objectPath(Contract.path(of: memo)), .string(message)])
+        case .outputFailed(let message):
+            fputs("voicememod: playback of \(memo.path) failed: \(message)\n", stderr)
+        case .finished, .stopped:
+            break
+        }
+        emit("PlaybackFinished", [.objectPath(Contract.path(of: memo)), .boolean(ending == .finished)])
+    }
+
+    private func announce(_ names: [String]) {
+        server.propertiesChanged(on: Contract.recorderPath, interface: Contract.recorderInterface, names: names)
     }
 
     func recorder(_ recorder: Recorder, didFailToEncode memo: MemoReference, message: String) {

@@ -37,8 +37,26 @@ do {
 connection.attach(to: queue) {
     exit(status: 1, "the session bus went away; exiting")
 }
-let service = queue.sync {
-    RecorderService(recorder: recorder, server: BusObjectServer(connection: connection, queue: queue))
+let cacheDirectory = locations.cacheDirectory
+let (service, library, watcher) = queue.sync {
+    let server = BusObjectServer(connection: connection, queue: queue)
+    let player = MemoPlayer(backend: PulsePlaybackBackend(), queue: queue)
+    let library = MemoLibraryService(
+        directory: locations.memoDirectory, cachePath: cacheDirectory + "/library.json", server: server,
+        player: player, queue: queue)
+    library.filesInProgress = { recorder.filesInProgress }
+    library.isRecording = { [.recording, .paused, .interrupted].contains(recorder.state) }
+    // Created up front so it can be watched; a failure is reported again by Record.
+    try? recorder.directory.prepare()
+    library.load()
+    let watcher = try? DirectoryWatcher(path: locations.memoDirectory, queue: queue)
+    watcher?.onChange = {
+        watcher?.start()  // again, in case the directory was recreated
+        library.refresh()
+    }
+    watcher?.start()
+    let service = RecorderService(recorder: recorder, player: player, library: library, server: server)
+    return (service, library, watcher)
 }
 
 queue.sync {
@@ -57,6 +75,7 @@ let terminationSources = [SIGTERM, SIGINT].map { number in
     signal(number, SIG_IGN)
     let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
     source.setEventHandler {
+        library.saveCache()
         guard recorder.currentMemo != nil else { exit(0) }
         recorder.stop { _ in exit(0) }
     }
@@ -64,6 +83,6 @@ let terminationSources = [SIGTERM, SIGINT].map { number in
     return source
 }
 
-withExtendedLifetime((service, terminationSources)) {
+withExtendedLifetime((service, watcher, terminationSources)) {
     dispatchMain()
 }

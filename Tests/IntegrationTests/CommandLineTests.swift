@@ -68,12 +68,48 @@ final class CommandLineTests: IntegrationTestCase {
     }
 
     func testEverySubcommandHasHelp() throws {
-        for command in ["record", "stop", "pause", "resume", "toggle", "cancel", "status"] {
+        for command in ["record", "stop", "pause", "resume", "toggle", "cancel", "status", "meter", "watch", "list", "play", "rename", "delete"] {
             let output = try voicememo(command, "--help")
             XCTAssertEqual(output.status, 0)
             XCTAssertTrue(output.stdout.contains("Usage: voicememo \(command)"), output.stdout)
         }
         XCTAssertTrue(try voicememo("--help").stdout.contains("Commands:"))
+    }
+
+    func testListRenamePlayAndDeleteByIdPrefix() throws {
+        for _ in 0..<2 {
+            XCTAssertEqual(try voicememo("record", "--format", "flac", "--duration", "0.5").status, 0)
+            try waitUntil("the memo is finished", timeout: .seconds(5)) {
+                try self.voicememo("status", "--format", "{state}").stdout == "idle\n"
+            }
+        }
+        let listing = try voicememo("list", "--json")
+        XCTAssertEqual(listing.status, 0, "\(listing)")
+        let memos = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(listing.stdout.utf8)) as? [[String: Any]])
+        XCTAssertEqual(memos.count, 2)
+        let newest = try XCTUnwrap(memos.first?["id"] as? String)
+        XCTAssertGreaterThan(newest, try XCTUnwrap(memos.last?["id"] as? String), "newest first")
+        XCTAssertEqual(try XCTUnwrap(memos.first?["duration"] as? Double), 0.5, accuracy: 0.05)
+
+        let others = memos.dropFirst().compactMap { $0["id"] as? String }
+        let prefix = try XCTUnwrap(
+            (1...newest.count).map { String(newest.prefix($0)) }.first { prefix in !others.contains { $0.hasPrefix(prefix) } })
+        XCTAssertLessThan(prefix.count, newest.count + 1)
+        XCTAssertEqual(try voicememo("rename", prefix, "Standup notes").status, 0)
+        let text = try voicememo("list")
+        XCTAssertTrue(text.stdout.hasPrefix(newest), text.stdout)
+        XCTAssertTrue(text.stdout.split(separator: "\n").first?.hasSuffix("Standup notes") == true, text.stdout)
+
+        let ambiguous = try voicememo("delete", "20")
+        XCTAssertEqual(ambiguous.status, 1)
+        XCTAssertTrue(ambiguous.stderr.contains("matches 2 memos"), ambiguous.stderr)
+
+        let play = try voicememo("play", "latest")
+        XCTAssertEqual(play.stdout, "Playing \(newest)\n", "\(play)")
+        let delete = try voicememo("delete", newest)
+        XCTAssertEqual(delete.stdout, "Deleted \(newest)\n", "\(delete)")
+        let remaining = try voicememo("list", "--json")
+        XCTAssertEqual((try JSONSerialization.jsonObject(with: Data(remaining.stdout.utf8)) as? [Any])?.count, 1)
     }
 
     func testAMissingDaemonIsExplained() throws {

@@ -35,9 +35,6 @@ final class ContractTests: IntegrationTestCase {
     }
 
     func testLiveIntrospectionMatchesTheShippedXML() throws {
-        let shipped = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("data/org.example.VoiceMemo.xml")
         let connection = try BusConnection.connect(address: fixture.session.busAddress)
         let live = try XCTUnwrap(
             connection.call(
@@ -45,12 +42,40 @@ final class ContractTests: IntegrationTestCase {
                 interface: InterfaceName("org.freedesktop.DBus.Introspectable"), member: MemberName("Introspect")
             ).first?.string)
 
-        let expected = try members(of: "org.example.VoiceMemo", inXML: String(contentsOf: shipped, encoding: .utf8))
+        let expected = try members(of: "org.example.VoiceMemo", inXML: String(contentsOf: shippedXML, encoding: .utf8))
         XCTAssertEqual(try members(of: "org.example.VoiceMemo", inXML: live), expected)
         XCTAssertEqual(expected.count, 9 + 7 + 12, "9 methods, 7 signals, 12 properties in the contract")
         for standard in ["org.freedesktop.DBus.Properties", "org.freedesktop.DBus.Introspectable", "org.freedesktop.DBus.Peer"] {
             XCTAssertTrue(live.contains("<interface name=\"\(standard)\">"), standard)
         }
+    }
+
+    func testLiveMemoIntrospectionMatchesTheShippedXML() throws {
+        let recorder = try VoiceMemoProxy(session: fixture.session)
+        let memo = try recorder.recordWithOptions(["format": .string("wav"), "duration": .double(0.2)])
+        try recorder.waitForSignal("RecordingFinished") { $0.arguments.first?.objectPath == memo }
+        let connection = try BusConnection.connect(address: fixture.session.busAddress)
+        let live = try XCTUnwrap(
+            connection.call(
+                destination: BusName("org.example.VoiceMemo"), path: memo,
+                interface: InterfaceName("org.freedesktop.DBus.Introspectable"), member: MemberName("Introspect")
+            ).first?.string)
+        let shipped = try String(contentsOf: shippedXML, encoding: .utf8)
+        let expected = try members(of: "org.example.VoiceMemo.Memo", inXML: shipped)
+        XCTAssertEqual(try members(of: "org.example.VoiceMemo.Memo", inXML: live), expected)
+        XCTAssertEqual(expected.count, 3 + 9, "3 methods and 9 properties in the contract")
+        let root = try XCTUnwrap(
+            connection.call(
+                destination: BusName("org.example.VoiceMemo"), path: ObjectPath("/org/example/VoiceMemo"),
+                interface: InterfaceName("org.freedesktop.DBus.Introspectable"), member: MemberName("Introspect")
+            ).first?.string)
+        XCTAssertTrue(root.contains("<interface name=\"org.freedesktop.DBus.ObjectManager\">"))
+    }
+
+    /// `data/org.example.VoiceMemo.xml` in this checkout.
+    private var shippedXML: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("data/org.example.VoiceMemo.xml")
     }
 
     func testBusctlIntrospectListsTheContract() throws {

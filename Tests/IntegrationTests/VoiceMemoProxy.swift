@@ -21,7 +21,7 @@ final class VoiceMemoProxy {
     init(session: TestSession) throws {
         calls = try BusConnection.connect(address: session.busAddress)
         signals = try BusConnection.connect(address: session.busAddress)
-        try signals.addMatch("type='signal',path='\(Self.path.rawValue)'")
+        try signals.addMatch("type='signal',path_namespace='\(Self.path.rawValue)'")
         memoDirectory = session.memoDirectory
     }
 
@@ -62,6 +62,45 @@ final class VoiceMemoProxy {
         try calls.call(
             destination: Self.busName, path: Self.path, interface: Self.properties, member: MemberName("Set"),
             arguments: [.string(Self.interface.rawValue), .string(name), .variant(value)])
+    }
+
+    static let memoInterface = InterfaceName("org.example.VoiceMemo.Memo")
+
+    /// Calls a method of the memo object at `memo`.
+    @discardableResult
+    func callMemo(_ memo: ObjectPath, _ member: String, _ arguments: [BusValue] = []) throws -> [BusValue] {
+        try calls.call(
+            destination: Self.busName, path: memo, interface: Self.memoInterface, member: MemberName(member),
+            arguments: arguments)
+    }
+
+    /// Every memo object with its properties, from ObjectManager.GetManagedObjects.
+    func managedMemos() throws -> [ObjectPath: [String: BusValue]] {
+        let reply = try calls.call(
+            destination: Self.busName, path: Self.path, interface: InterfaceName("org.freedesktop.DBus.ObjectManager"),
+            member: MemberName("GetManagedObjects"))
+        var memos: [ObjectPath: [String: BusValue]] = [:]
+        for object in try XCTUnwrap(reply.first?.dictionaryEntries) {
+            let path = try XCTUnwrap(object.key.objectPath)
+            let interfaces = try XCTUnwrap(object.value.dictionaryEntries)
+            memos[path] = interfaces.first { $0.key.string == Self.memoInterface.rawValue }?.value.stringDictionary
+        }
+        return memos
+    }
+
+    /// Sets a memo's Title property.
+    func setMemoTitle(_ memo: ObjectPath, _ title: String) throws {
+        try calls.call(
+            destination: Self.busName, path: memo, interface: Self.properties, member: MemberName("Set"),
+            arguments: [.string(Self.memoInterface.rawValue), .string("Title"), .variant(.string(title))])
+    }
+
+    /// One property of the memo object at `memo`.
+    func memoProperty(_ memo: ObjectPath, _ name: String) throws -> BusValue {
+        let reply = try calls.call(
+            destination: Self.busName, path: memo, interface: Self.properties, member: MemberName("Get"),
+            arguments: [.string(Self.memoInterface.rawValue), .string(name)])
+        return try XCTUnwrap(reply.first?.variant)
     }
 
     var state: String { get throws { try XCTUnwrap(property("State").string) } }

@@ -126,11 +126,11 @@ struct RecorderTests {
 
     @Test func scheduledRecordingWaitsForItsTime() async throws {
         let harness = RecorderHarness()
-        let startAt = Int64(Date().timeIntervalSince1970) + 2
+        let startAt = Int64(Date().timeIntervalSince1970.rounded(.up)) + 3
         let memo = try await harness.record(["start-at": .int64(startAt)]).get()
         #expect(try harness.sync { $0.state } == .scheduled)
         #expect(harness.memoFiles.isEmpty)
-        try await waitUntil(timeout: .seconds(4)) { (try? harness.sync { $0.state }) == .recording }
+        try await waitUntil(timeout: .seconds(6)) { (try? harness.sync { $0.state }) == .recording }
         #expect(Date().timeIntervalSince1970 >= Double(startAt) - 0.05)
         #expect(try harness.sync { $0.currentMemo } == memo)
         _ = try await harness.stop().get()

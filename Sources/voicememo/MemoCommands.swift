@@ -1,0 +1,159 @@
+import Bus
+import FoundationEssentials
+
+/// A memo as `GetManagedObjects` describes it.
+struct MemoListing: Codable {
+    var id: String
+    var title: String
+    var created: Int64
+    var duration: Double
+    var format: String
+    var sampleRate: UInt32
+    var channels: UInt32
+    var size: UInt64
+    var path: String
+}
+
+extension RecorderClient {
+    static let memoInterface = "org.example.VoiceMemo.Memo"
+
+    /// Every memo, newest first.
+    func memos() throws(BusError) -> [MemoListing] {
+        let reply = try connection.call(
+            destination: Self.busName, path: Self.path, interface: InterfaceName("org.freedesktop.DBus.ObjectManager"),
+            member: MemberName("GetManagedObjects"))
+        let memos = (reply.first?.dictionaryEntries ?? []).compactMap { object -> MemoListing? in
+            guard let interfaces = object.value.dictionaryEntries,
+                let properties = interfaces.first(where: { $0.key.string == Self.memoInterface })?.value.stringDictionary
+            else { return nil }
+            return MemoListing(
+                id: properties["Id"]?.string ?? "", title: properties["Title"]?.string ?? "",
+                created: properties["Created"]?.int64 ?? 0, duration: properties["Duration"]?.double ?? 0,
+                format: properties["Format"]?.string ?? "", sampleRate: properties["SampleRate"]?.uint32 ?? 0,
+                channels: properties["Channels"]?.uint32 ?? 0, size: properties["Size"]?.uint64 ?? 0,
+                path: properties["Path"]?.string ?? "")
+        }
+        return memos.sorted { ($0.created, $0.id) > ($1.created, $1.id) }
+    }
+
+    /// The memo an argument names: `latest`, an id, or a prefix of exactly one id.
+    func memo(named argument: String) throws(BusError) -> MemoListing {
+        let memos = try memos()
+        if argument == "latest", let newest = memos.first { return newest }
+        if let exact = memos.first(where: { $0.id == argument }) { return exact }
+        let matches = memos.filter { $0.id.hasPrefix(argument) }
+        guard matches.count == 1 else {
+            let reason = matches.isEmpty ? "no memo has an id starting with '\(argument)'" : "'\(argument)' matches \(matches.count) memos; give more of the id"
+            throw BusError(ErrorName("org.example.VoiceMemo.Error.NoSuchMemo"), reason + " (see 'voicememo list')")
+        }
+        return matches[0]
+    }
+
+    /// Calls a memo's method.
+    func callMemo(_ memo: MemoListing, _ member: String, _ arguments: [BusValue] = []) throws(BusError) {
+        try connection.call(
+            destination: Self.busName, path: Self.path.appending("Memo").appending(memo.id),
+            interface: InterfaceName(Self.memoInterface), member: MemberName(member), arguments: arguments)
+    }
+}
+
+struct List: Subcommand {
+    static let name = "list"
+    static let abstract = "List memos, newest first."
+    static let usage = "list [--json]"
+    let json: Bool
+
+    init(_ words: [String]) throws(UsageError) {
+        let arguments = try Arguments(words, valued: [], flags: ["json"])
+        if let extra = arguments.positionals.first { throw UsageError("unexpected argument '\(extra)'") }
+        json = arguments.has("json")
+    }
+
+    func run(_ client: RecorderClient) throws(BusError) {
+        let memos = try client.memos()
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            print(String(decoding: try! encoder.encode(memos), as: UTF8.self))
+            return
+        }
+        for memo in memos {
+            let date = Date(timeIntervalSince1970: Double(memo.created) / 1_000_000).formatted(.iso8601)
+            let title = memo.title.isEmpty ? "(untitled)" : memo.title
+            print("\(memo.id)  \(date)  \(Status.clock(memo.duration))  \(memo.format)  \(Self.size(memo.size))  \(title)")
+        }
+    }
+
+    /// A size in the units people read.
+    static func size(_ bytes: UInt64) -> String {
+        if bytes < 1024 { return "\(bytes) B" }
+        if bytes < 1024 * 1024 { return "\(bytes / 1024) KiB" }
+        return "\(bytes / 1024 / 1024) MiB"
+    }
+}
+
+/// A subcommand that acts on one memo named by id, id prefix or `latest`.
+protocol MemoCommand: Subcommand {
+    init(memo: String, rest: [String]) throws(UsageError)
+}
+
+extension MemoCommand {
+    init(_ words: [String]) throws(UsageError) {
+        guard let memo = words.first else { throw UsageError("\(Self.name) needs a memo id (see 'voicememo list')") }
+        try self.init(memo: memo, rest: Array(words.dropFirst()))
+    }
+}
+
+struct Play: MemoCommand {
+    static let name = "play"
+    static let abstract = "Play a memo on the default output."
+    static let usage = "play ID|latest"
+    let memo: String
+
+    init(memo: String, rest: [String]) throws(UsageError) {
+        guard rest.isEmpty else { throw UsageError("play takes one memo; got '\(rest[0])' too") }
+        self.memo = memo
+    }
+
+    func run(_ client: RecorderClient) throws(BusError) {
+        let memo = try client.memo(named: memo)
+        try client.callMemo(memo, "Play")
+        print("Playing \(memo.id)")
+    }
+}
+
+struct Rename: MemoCommand {
+    static let name = "rename"
+    static let abstract = "Give a memo a new title (its file name and tags follow)."
+    static let usage = "rename ID TITLE"
+    let memo: String
+    let title: String
+
+    init(memo: String, rest: [String]) throws(UsageError) {
+        guard rest.count == 1 else { throw UsageError("rename needs a memo and one title (quote it if it has spaces)") }
+        self.memo = memo
+        title = rest[0]
+    }
+
+    func run(_ client: RecorderClient) throws(BusError) {
+        try client.callMemo(try client.memo(named: memo), "Rename", [.string(title)])
+    }
+}
+
+struct Delete: MemoCommand {
+    static let name = "delete"
+    static let abstract = "Delete a memo from disk."
+    static let usage = "delete ID"
+    let memo: String
+
+    init(memo: String, rest: [String]) throws(UsageError) {
+        guard rest.isEmpty else { throw UsageError("delete takes one memo; got '\(rest[0])' too") }
+        self.memo = memo
+    }
+
+    func run(_ client: RecorderClient) throws(BusError) {
+        let memo = try client.memo(named: memo)
+        try client.callMemo(memo, "Delete")
+        print("Deleted \(memo.id)")
+    }
+}

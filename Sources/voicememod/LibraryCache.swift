@@ -1,0 +1,31 @@
+import FoundationEssentials
+import VoiceMemoCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// What was read from each memo file, kept in `$XDG_CACHE_HOME/voicememo/library.json` so
+/// a start-up with years of memos opens none of them. Only a hint: entries whose file
+/// changed since are read again.
+struct LibraryCache {
+    let path: String
+
+    func load() -> [MemoInfo] {
+        guard let data = FileManager.default.contents(atPath: path),
+            let memos = try? JSONDecoder().decode([MemoInfo].self, from: data)
+        else { return [] }
+        return memos
+    }
+
+    /// Saves the catalog; failure only costs the next start-up some time, so it is logged.
+    func save(_ memos: [MemoInfo]) {
+        let directory = String(path[..<path.lastIndex(of: "/")!])
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            try JSONEncoder().encode(memos).write(to: URL(filePath: path), options: .atomic)
+        } catch {
+            fputs("voicememod: cannot save the library cache \(path): \(error)\n", stderr)
+        }
+    }
+}

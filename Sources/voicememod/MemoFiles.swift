@@ -1,0 +1,59 @@
+import FoundationEssentials
+import SoundFile
+import TagEditor
+import VoiceMemoCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Reads the memo directory: which files are there (one `stat` each) and, for new or
+/// changed ones, what libsndfile says they hold.
+struct MemoFiles {
+    let directory: String
+
+    /// Every regular file in the directory with its size and modification time.
+    func listing() -> [MemoFileStatus] {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return [] }
+        return names.compactMap(status(of:))
+    }
+
+    /// One file's status, or nil if it is gone or not a regular file.
+    func status(of name: String) -> MemoFileStatus? {
+        var info = stat()
+        guard stat(directory + "/" + name, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        let modified = Int64(info.st_mtim.tv_sec) * 1_000_000 + Int64(info.st_mtim.tv_nsec) / 1000
+        return MemoFileStatus(fileName: name, size: UInt64(info.st_size), modified: modified)
+    }
+
+    /// What a file holds, or nil when libsndfile cannot read it (then it is not a memo).
+    func inspect(_ status: MemoFileStatus) -> MemoInfo? {
+        let path = directory + "/" + status.fileName
+        guard let reader = try? SoundFileReader(path: path), let format = reader.format ?? Self.format(of: status.fileName)
+        else { return nil }
+        let tagged = reader.title ?? (try? TagEditor.title(ofFileAt: path, container: format.tagContainer)) ?? nil
+        let created =
+            MemoNaming.creationDate(forFileName: status.fileName).map { Int64($0.timeIntervalSince1970 * 1_000_000) }
+            ?? status.modified
+        return MemoInfo(
+            fileName: status.fileName, title: tagged ?? MemoNaming.title(forFileName: status.fileName) ?? "",
+            format: format, created: created, duration: reader.duration, sampleRate: UInt32(reader.sampleRate),
+            channels: UInt32(reader.channelCount), size: status.size, modified: status.modified)
+    }
+
+    private static func format(of name: String) -> AudioFormat? {
+        name.lastIndex(of: ".").flatMap { AudioFormat(fileExtension: String(name[name.index(after: $0)...])) }
+    }
+}
+
+extension AudioFormat {
+    /// The container whose tags hold this format's title.
+    var tagContainer: TagContainer {
+        switch self {
+        case .wav: .wav
+        case .flac: .flac
+        case .opus, .vorbis: .ogg
+        case .mp3: .mp3
+        }
+    }
+}

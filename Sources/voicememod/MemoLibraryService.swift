@@ -1,0 +1,199 @@
+import Bus
+import Dispatch
+import FoundationEssentials
+import TagEditor
+import VoiceMemoCore
+
+/// The memo objects under `/org/example/VoiceMemo/Memo/` and the ObjectManager that lists
+/// them: the memo directory is the truth, this keeps the bus in step with it.
+///
+/// Lives on the daemon's queue with the recorder and the bus connection.
+final class MemoLibraryService {
+    private let server: BusObjectServer
+    private let files: MemoFiles
+    private let cache: LibraryCache
+    private let player: MemoPlayer
+    private var catalog = MemoCatalog()
+    private var pendingCacheSave: DispatchWorkItem?
+    private let queue: DispatchQueue
+    /// Files the recorder still has open: not memos until they are finished.
+    var filesInProgress: () -> Set<String> = { [] }
+    /// Whether a recording is open; playing is refused meanwhile.
+    var isRecording: () -> Bool = { false }
+
+    init(directory: String, cachePath: String, server: BusObjectServer, player: MemoPlayer, queue: DispatchQueue) {
+        self.server = server
+        self.files = MemoFiles(directory: directory)
+        self.cache = LibraryCache(path: cachePath)
+        self.player = player
+        self.queue = queue
+    }
+
+    /// Builds the catalog from the cache and the directory and exports every memo, without
+    /// announcing them (nobody can be listening before the name is owned).
+    func load() {
+        catalog = MemoCatalog(cache.load())
+        let changes = catalog.changes(for: files.listing(), ignoring: filesInProgress())
+        for id in changes.removed { catalog.remove(id: id) }
+        for status in changes.toRead {
+            if let memo = files.inspect(status) { catalog.insert(memo) }
+        }
+        for memo in catalog.memos.values { export(memo, announce: false) }
+        if !changes.removed.isEmpty || !changes.toRead.isEmpty { scheduleCacheSave() }
+    }
+
+    /// Brings the bus in line with the directory: new files appear, changed ones update,
+    /// vanished ones disappear, each announced.
+    func refresh() {
+        let changes = catalog.changes(for: files.listing(), ignoring: filesInProgress())
+        for id in changes.removed { removeMemo(id: id) }
+        for status in changes.toRead {
+            let id = MemoNaming.memoID(forFileName: status.fileName)
+            guard let memo = files.inspect(status) else {
+                if catalog[id] != nil { removeMemo(id: id) }
+                continue
+            }
+            let isNew = catalog[id] == nil
+            catalog.insert(memo)
+            if isNew {
+                export(memo, announce: true)
+            } else {
+                server.propertiesChanged(
+                    on: path(of: id), interface: Contract.memoInterface,
+                    names: ["Title", "Path", "Duration", "SampleRate", "Channels", "Size"])
+            }
+        }
+        if !changes.removed.isEmpty || !changes.toRead.isEmpty { scheduleCacheSave() }
+    }
+
+    /// The memo with `id`, as the recorder and player refer to it.
+    func reference(id: String) -> MemoReference? {
+        catalog[id].map { MemoReference(id: $0.id, path: files.directory + "/" + $0.fileName) }
+    }
+
+    // MARK: The memo interface
+
+    private func path(of id: String) -> ObjectPath { Contract.memoParentPath.appending(id) }
+
+    private func export(_ memo: MemoInfo, announce: Bool) {
+        server.export(path(of: memo.id), interfaces: [memoInterface(id: memo.id)], announce: announce)
+    }
+
+    private func memoInterface(id: String) -> BusInterface {
+        // Getters read the catalog each time, so one table serves every state of the memo.
+        func value(_ read: @escaping (MemoInfo) -> BusValue) -> () -> BusValue {
+            { [weak self] in self?.catalog[id].map(read) ?? .string("") }
+        }
+        return BusInterface(
+            name: Contract.memoInterface,
+            methods: [
+                BusMethod("Play") { [weak self] call in call.answer(Result { () throws(RecorderError) in try self?.play(id: id); return [] }) },
+                BusMethod("Rename", in: [BusArgument("title", "s")]) { [weak self] call in
+                    call.answer(Result { () throws(RecorderError) in
+                        try self?.rename(id: id, to: call.arguments[0].string ?? "", announceTitle: true)
+                        return []
+                    })
+                },
+                BusMethod("Delete") { [weak self] call in call.answer(Result { () throws(RecorderError) in try self?.delete(id: id); return [] }) },
+            ],
+            properties: [
+                BusProperty("Id", "s", changeSignal: .constant, get: value { .string($0.id) }),
+                BusProperty(
+                    "Title", "s", access: .readWrite, get: value { .string($0.title) },
+                    set: { [weak self] newValue throws(BusError) in
+                        do throws(RecorderError) {
+                            // The object server announces Title itself after a successful Set.
+                            try self?.rename(id: id, to: newValue.string ?? "", announceTitle: false)
+                        } catch {
+                            throw BusError(error)
+                        }
+                    }),
+                BusProperty("Path", "s", get: value { [directory = files.directory] in .string(directory + "/" + $0.fileName) }),
+                BusProperty("Format", "s", changeSignal: .constant, get: value { .string($0.format.rawValue) }),
+                BusProperty("Created", "x", changeSignal: .constant, get: value { .int64($0.created) }),
+                BusProperty("Duration", "d", get: value { .double($0.duration) }),
+                BusProperty("SampleRate", "u", get: value { .uint32($0.sampleRate) }),
+                BusProperty("Channels", "u", get: value { .uint32($0.channels) }),
+                BusProperty("Size", "t", get: value { .uint64($0.size) }),
+            ])
+    }
+
+    private func memo(_ id: String) throws(RecorderError) -> MemoInfo {
+        guard let memo = catalog[id] else { throw .noSuchMemo("memo \(id) no longer exists") }
+        return memo
+    }
+
+    func play(id: String) throws(RecorderError) {
+        _ = try memo(id)
+        guard !isRecording() else {
+            throw .busy("a memo is being recorded; Stop it before playing another")
+        }
+        try player.play(reference(id: id)!)
+    }
+
+    /// Puts `title` into the file's tags and name; the id stays.
+    func rename(id: String, to title: String, announceTitle: Bool) throws(RecorderError) {
+        var memo = try memo(id)
+        let title = try Validation.title(title, key: "title")
+        let oldPath = files.directory + "/" + memo.fileName
+        do {
+            try TagEditor.setTitle(title, ofFileAt: oldPath, container: memo.format.tagContainer)
+        } catch {
+            throw .storage("cannot write the title into \(oldPath): \(error.message)")
+        }
+        let newName = MemoNaming.renamedFileName(memo.fileName, title: title)
+        if newName != memo.fileName {
+            let newPath = files.directory + "/" + newName
+            guard !FileManager.default.fileExists(atPath: newPath) else {
+                throw .invalidArgument("another memo is already named '\(newName)'; choose another title")
+            }
+            do {
+                try FileManager.default.moveItem(atPath: oldPath, toPath: newPath)
+            } catch {
+                throw .storage("cannot rename \(oldPath): \(error)")
+            }
+            memo.fileName = newName
+        }
+        memo.title = title
+        if let status = files.status(of: memo.fileName) {
+            memo.size = status.size
+            memo.modified = status.modified
+        }
+        catalog.insert(memo)
+        scheduleCacheSave()
+        server.propertiesChanged(
+            on: path(of: id), interface: Contract.memoInterface, names: (announceTitle ? ["Title"] : []) + ["Path", "Size"])
+    }
+
+    /// Removes the memo's file and object, stopping its playback first.
+    func delete(id: String) throws(RecorderError) {
+        let memo = try memo(id)
+        if player.playing?.id == id { player.stop() }
+        let reference = reference(id: id)!
+        try MemoDirectory(path: files.directory).remove(reference)
+        removeMemo(id: memo.id)
+        scheduleCacheSave()
+    }
+
+    private func removeMemo(id: String) {
+        catalog.remove(id: id)
+        server.unexport(path(of: id))
+    }
+
+    /// Writes the cache a moment after the last change, not on every one.
+    private func scheduleCacheSave() {
+        pendingCacheSave?.cancel()
+        let work = DispatchWorkItem { [weak self] in
+            guard let self else { return }
+            cache.save(Array(catalog.memos.values))
+        }
+        pendingCacheSave = work
+        queue.asyncAfter(deadline: .now() + .seconds(1), execute: work)
+    }
+
+    /// Saves the cache now (at exit).
+    func saveCache() {
+        pendingCacheSave?.cancel()
+        cache.save(Array(catalog.memos.values))
+    }
+}

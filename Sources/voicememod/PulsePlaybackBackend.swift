@@ -1,0 +1,42 @@
+import PulseAudio
+import SoundFile
+import VoiceMemoCore
+
+/// Plays memos decoded by libsndfile on the PulseAudio (or pipewire-pulse) default output.
+struct PulsePlaybackBackend: PlaybackBackend {
+    func openSource(path: String) throws(RecorderError) -> AudioFileSource {
+        do {
+            return DecodingSource(try SoundFileReader(path: path))
+        } catch {
+            throw .unsupported("cannot decode \(path): \(error.message)")
+        }
+    }
+
+    func openPlayback(sampleRate: UInt32, channels: UInt32) throws(RecorderError) -> AudioPlayback {
+        do {
+            return try PlaybackStream(sampleRate: sampleRate, channels: channels)
+        } catch {
+            throw .audioServer("cannot play on the audio server (\(error)). Is PulseAudio or pipewire-pulse running?")
+        }
+    }
+}
+
+/// A `SoundFileReader` as the player reads it.
+final class DecodingSource: AudioFileSource {
+    private let reader: SoundFileReader
+
+    init(_ reader: SoundFileReader) {
+        self.reader = reader
+    }
+
+    var sampleRate: UInt32 { UInt32(reader.sampleRate) }
+    var channels: UInt32 { UInt32(reader.channelCount) }
+
+    func read(into buffer: UnsafeMutableBufferPointer<Float>, frameCount: Int) throws(RecorderError) -> Int {
+        do {
+            return try reader.read(into: buffer, frameCount: frameCount)
+        } catch {
+            throw .unsupported(error.message)
+        }
+    }
+}

@@ -1,0 +1,216 @@
+import Bus
+import Foundation
+import SoundFile
+import TagEditor
+import VoiceMemoCore
+import XCTest
+
+/// The memo library on the bus: memo objects, ObjectManager, rename, delete, playback and
+/// files copied in by hand, against the real daemon and audio server.
+final class LibraryAcceptanceTests: IntegrationTestCase {
+    private var recorder: VoiceMemoProxy!
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        recorder = try VoiceMemoProxy(session: fixture.session)
+    }
+
+    override func tearDownWithError() throws {
+        recorder = nil
+        try super.tearDownWithError()
+    }
+
+    /// Records a memo of `seconds` with `options` and waits until it is finished.
+    private func recordMemo(_ seconds: Double, _ options: [String: BusValue] = ["format": .string("wav")]) throws -> ObjectPath {
+        let memo = try recorder.recordWithOptions(options.merging(["duration": .double(seconds)]) { $1 })
+        try recorder.waitForSignal("RecordingFinished", timeout: .seconds(seconds + 5)) { $0.arguments.first?.objectPath == memo }
+        return memo
+    }
+
+    private var memoDirectory: URL { fixture.session.memoDirectory }
+
+    // 1 and 2. Three memos listed with their properties, announced, and the same after a restart.
+    func testManagedObjectsListEveryMemoAndSurviveARestart() throws {
+        let specs: [(seconds: Double, options: [String: BusValue], format: String, rate: UInt32, channels: UInt32)] = [
+            (1.0, ["format": .string("wav")], "wav", 48000, 1),
+            (1.5, ["format": .string("flac"), "channels": .uint32(2)], "flac", 48000, 2),
+            (0.5, ["format": .string("opus"), "sample-rate": .uint32(16000)], "opus", 16000, 1),
+        ]
+        var memos: [ObjectPath] = []
+        for spec in specs {
+            let memo = try recordMemo(spec.seconds, spec.options)
+            memos.append(memo)
+            let added = try recorder.waitForSignal("InterfacesAdded") { $0.arguments.first?.objectPath == memo }
+            let finishedIndex = recorder.received.firstIndex { $0.member.rawValue == "RecordingFinished" && $0.arguments.first?.objectPath == memo }
+            let addedIndex = recorder.received.firstIndex { $0.member.rawValue == "InterfacesAdded" && $0.arguments.first?.objectPath == memo }
+            XCTAssertLessThan(try XCTUnwrap(addedIndex), try XCTUnwrap(finishedIndex), "the object exists before RecordingFinished")
+            XCTAssertNotNil(added.arguments[1].dictionaryEntries?.first { $0.key.string == "org.example.VoiceMemo.Memo" })
+        }
+
+        let listed = try recorder.managedMemos()
+        XCTAssertEqual(Set(listed.keys), Set(memos))
+        for (memo, spec) in zip(memos, specs) {
+            let properties = try XCTUnwrap(listed[memo])
+            let file = try recorder.file(of: memo)
+            XCTAssertEqual(try XCTUnwrap(properties["Duration"]?.double), spec.seconds, accuracy: 0.1)
+            XCTAssertEqual(properties["Format"]?.string, spec.format)
+            XCTAssertEqual(properties["SampleRate"]?.uint32, spec.rate)
+            XCTAssertEqual(properties["Channels"]?.uint32, spec.channels)
+            XCTAssertEqual(properties["Path"]?.string, file.path)
+            XCTAssertEqual(properties["Id"]?.string, memo.rawValue.split(separator: "/").last.map(String.init))
+            let size = try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int
+            XCTAssertEqual(properties["Size"]?.uint64, size.map(UInt64.init))
+            let created = try XCTUnwrap(properties["Created"]?.int64)
+            XCTAssertEqual(Double(created) / 1e6, Date().timeIntervalSince1970, accuracy: 30)
+        }
+
+        XCTAssertEqual(daemon.stop(), .exited(0))
+        let restarted = try fixture.launchDaemon()
+        defer { restarted.stop() }
+        let fresh = try VoiceMemoProxy(session: fixture.session)
+        XCTAssertEqual(try fresh.managedMemos(), listed, "the same ids and properties after a restart")
+    }
+
+    // 3. Rename: the title, the tags and the file name change; the id does not; nothing escapes.
+    func testRenameChangesTitleTagsAndNameButNotTheId() throws {
+        let memo = try recordMemo(0.5)
+        let id = memo.rawValue.split(separator: "/").last.map(String.init)
+        try recorder.callMemo(memo, "Rename", [.string("Meeting notes")])
+        let changed = try recorder.waitForSignal("PropertiesChanged") {
+            $0.path == memo && $0.arguments[1].stringDictionary?["Title"]?.string == "Meeting notes"
+        }
+        XCTAssertNotNil(changed)
+        XCTAssertEqual(try recorder.memoProperty(memo, "Title").string, "Meeting notes")
+        XCTAssertEqual(try recorder.memoProperty(memo, "Id").string, id)
+        let file = try recorder.file(of: memo)
+        XCTAssertTrue(file.lastPathComponent.hasSuffix(" Meeting notes.wav"), file.lastPathComponent)
+        XCTAssertEqual(try recorder.memoProperty(memo, "Path").string, file.path)
+        XCTAssertEqual(try SoundFileReader(path: file.path).title, "Meeting notes")
+        XCTAssertEqual(try TagEditor.title(ofFileAt: file.path, container: .wav), "Meeting notes")
+
+        // Setting the Title property is the same as Rename.
+        try recorder.setMemoTitle(memo, "Budget")
+        XCTAssertEqual(try recorder.memoProperty(memo, "Title").string, "Budget")
+
+        let parent = memoDirectory.deletingLastPathComponent()
+        let before = try FileManager.default.contentsOfDirectory(atPath: parent.path).sorted()
+        for hostile in ["../../etc/x", "a/b", "", String(repeating: "x", count: 10_000), "tab\there", "/absolute", "..", "."] {
+            do {
+                try recorder.callMemo(memo, "Rename", [.string(hostile)])
+            } catch let error as BusError {
+                XCTAssertEqual(error.name.rawValue, "org.example.VoiceMemo.Error.InvalidArgument", hostile.prefix(20) + "")
+                continue
+            }
+            let now = try recorder.file(of: memo)
+            XCTAssertEqual(now.deletingLastPathComponent().standardizedFileURL, memoDirectory.standardizedFileURL)
+            XCTAssertEqual(try recorder.memoProperty(memo, "Title").string, hostile)
+            XCTAssertNoThrow(try SoundFileReader(path: now.path), "still decodes after renaming to \(hostile.prefix(20))")
+        }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: parent.path).sorted(), before, "nothing written beside the memo directory")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: memoDirectory.path).count, 1, "no stray files")
+        XCTAssertEqual(try recorder.memoProperty(memo, "Id").string, id)
+    }
+
+    // 4. Delete removes the file and the object, stopping its playback first.
+    func testDeleteRemovesFileAndObjectAndStopsItsPlayback() throws {
+        let memo = try recordMemo(3)
+        let file = try recorder.file(of: memo)
+        try recorder.callMemo(memo, "Play")
+        XCTAssertEqual(try recorder.property("Playing").objectPath, memo)
+        try recorder.callMemo(memo, "Delete")
+        let removed = try recorder.waitForSignal("InterfacesRemoved") { $0.arguments.first?.objectPath == memo }
+        XCTAssertEqual(removed.arguments[1].array?.compactMap(\.string), ["org.example.VoiceMemo.Memo"])
+        XCTAssertFalse(FileManager.default.fileExists(atPath: file.path))
+        XCTAssertEqual(try recorder.property("Playing").objectPath, .root)
+        let finished = try recorder.waitForSignal("PlaybackFinished") { $0.arguments.first?.objectPath == memo }
+        XCTAssertEqual(finished.arguments.last?.boolean, false)
+        XCTAssertNil(try recorder.managedMemos()[memo])
+        XCTAssertThrowsError(try recorder.callMemo(memo, "Play")) { error in
+            XCTAssertEqual((error as? BusError)?.name.rawValue, "org.freedesktop.DBus.Error.UnknownObject")
+        }
+    }
+
+    // 5a. Play: the speaker hears the memo, and PlaybackFinished arrives when it ends.
+    func testPlaybackSoundsOnTheDefaultOutputAndFinishesOnTime() throws {
+        let memo = try recordMemo(2)
+        fixture.stimulus.stop()  // so the speaker carries only the playback
+        let speaker = try SourceRecording(from: AudioDevices.speaker + ".monitor", in: fixture.session)
+        defer { speaker.stop() }
+        let started = Date()
+        try recorder.callMemo(memo, "Play")
+        let finished = try recorder.waitForSignal("PlaybackFinished", timeout: .seconds(6)) { $0.arguments.first?.objectPath == memo }
+        let elapsed = Date().timeIntervalSince(started)
+        XCTAssertEqual(finished.arguments.last?.boolean, true)
+        XCTAssertEqual(elapsed, 2.0, accuracy: 0.3, "PlaybackFinished within 0.3 s of the end")
+        XCTAssertEqual(try recorder.property("Playing").objectPath, .root)
+
+        let heard = AudioAnalysis.normalized(speaker.samples)
+        let loud = heard.enumerated().filter { abs($0.element) > 0.05 }.map(\.offset)
+        let first = try XCTUnwrap(loud.first), last = try XCTUnwrap(loud.last)
+        XCTAssertEqual(Double(last - first) / Double(Stimulus.sampleRate), 2.0, accuracy: 0.1, "the tone sounds for the memo's duration")
+        let tone = Array(heard[first..<last])
+        XCTAssertEqual(AudioAnalysis.dominantFrequency(tone, sampleRate: Stimulus.sampleRate), Stimulus.frequency, accuracy: 440 * 0.02)
+        XCTAssertEqual(AudioAnalysis.rmsDBFS(tone), fixture.stimulus.rmsDBFS, accuracy: 1)
+    }
+
+    // 5b. A corrupt file gets DecodeError; the daemon keeps serving.
+    func testACorruptMemoGetsDecodeErrorAndTheDaemonKeepsServing() throws {
+        let good = try recordMemo(2, ["format": .string("flac")])
+        var bytes = try Data(contentsOf: recorder.file(of: good))
+        // Keep the header (so it is listed) and scramble the audio frames.
+        for index in stride(from: 4096, to: bytes.count - 16, by: 7) { bytes[index] ^= 0x5A }
+        let corrupt = memoDirectory.appendingPathComponent("corrupt.flac")
+        try bytes.write(to: corrupt)
+        let added = try recorder.waitForSignal("InterfacesAdded", timeout: .seconds(2)) {
+            $0.arguments.first?.objectPath?.rawValue.hasSuffix(MemoNaming.memoID(forFileName: "corrupt.flac")) == true
+        }
+        let memo = try XCTUnwrap(added.arguments.first?.objectPath)
+        try? recorder.callMemo(memo, "Play")
+        let error = try recorder.waitForSignal("DecodeError", timeout: .seconds(5)) { $0.arguments.first?.objectPath == memo }
+        XCTAssertFalse(error.arguments.last?.string?.isEmpty ?? true)
+        let finished = try recorder.waitForSignal("PlaybackFinished", timeout: .seconds(5)) { $0.arguments.first?.objectPath == memo }
+        XCTAssertEqual(finished.arguments.last?.boolean, false)
+        XCTAssertTrue(daemon.isRunning)
+        XCTAssertEqual(try recorder.state, "idle")
+        try recorder.callMemo(good, "Play")
+        try recorder.call("StopPlayback")
+    }
+
+    // 6. Files copied in by hand appear within a second; removed ones disappear.
+    func testFilesCopiedInByHandAppearAndDisappear() throws {
+        let source = try recordMemo(1, ["format": .string("flac")])
+        let sourceFile = try recorder.file(of: source)
+        let staging = fixture.session.root.appendingPathComponent("staging")
+        try FileManager.default.createDirectory(at: staging, withIntermediateDirectories: true)
+        let wav = try recordMemo(1, ["format": .string("wav")])
+        try FileManager.default.copyItem(at: try recorder.file(of: wav), to: staging.appendingPathComponent("interview.wav"))
+        try FileManager.default.copyItem(at: sourceFile, to: staging.appendingPathComponent("lecture.flac"))
+
+        for name in ["interview.wav", "lecture.flac"] {
+            let copied = Date()
+            try FileManager.default.copyItem(at: staging.appendingPathComponent(name), to: memoDirectory.appendingPathComponent(name))
+            let id = MemoNaming.memoID(forFileName: name)
+            let added = try recorder.waitForSignal("InterfacesAdded", timeout: .seconds(1)) {
+                $0.arguments.first?.objectPath?.rawValue.hasSuffix("/" + id) == true
+            }
+            XCTAssertLessThan(Date().timeIntervalSince(copied), 1)
+            let path = try XCTUnwrap(added.arguments.first?.objectPath)
+            XCTAssertEqual(try recorder.memoProperty(path, "Title").string, String(name.split(separator: ".")[0]))
+            XCTAssertEqual(try XCTUnwrap(recorder.memoProperty(path, "Duration").double), 1, accuracy: 0.1)
+        }
+        try FileManager.default.removeItem(at: memoDirectory.appendingPathComponent("interview.wav"))
+        try recorder.waitForSignal("InterfacesRemoved", timeout: .seconds(1)) {
+            $0.arguments.first?.objectPath?.rawValue.hasSuffix("/" + MemoNaming.memoID(forFileName: "interview.wav")) == true
+        }
+        XCTAssertEqual(try recorder.managedMemos().count, 3)
+    }
+
+    func testPlayingWhileRecordingIsBusy() throws {
+        let memo = try recordMemo(0.5)
+        _ = try recorder.recordWithOptions(["format": .string("wav")])
+        XCTAssertThrowsError(try recorder.callMemo(memo, "Play")) { error in
+            XCTAssertEqual((error as? BusError)?.name.rawValue, "org.example.VoiceMemo.Error.Busy")
+        }
+        try recorder.call("Stop")
+    }
+}
