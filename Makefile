@@ -13,7 +13,11 @@ CONFIG  ?= release
 # What building needs, and what the tests and `make run` need on top.
 BUILD_PACKAGES := libpulse-dev libdbus-1-dev libsndfile1-dev pkg-config
 RUN_PACKAGES   := dbus-daemon pulseaudio pulseaudio-utils
-TEST_PACKAGES  := $(RUN_PACKAGES) systemd sox
+TEST_PACKAGES  := $(RUN_PACKAGES) systemd sox pipewire pipewire-bin pipewire-pulse wireplumber
+
+# The audio servers the integration suite runs on, one after the other. Setting
+# VOICEMEMO_TEST_SERVER (pulseaudio or pipewire) narrows it to that one.
+TEST_SERVERS ?= $(or $(VOICEMEMO_TEST_SERVER),pulseaudio pipewire)
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BIN_PATH = $(shell $(SWIFT) build -c $(CONFIG) --show-bin-path)
@@ -43,10 +47,22 @@ build: deps
 run: build
 	@CONFIG=$(CONFIG) BIN="$(BIN_PATH)" sh data/run-headless.sh
 
-# Unit tests need no servers; the integration suite starts its own bus and audio server.
+# Unit tests need no servers and run once; the integration suite starts its own bus and
+# audio server and runs on each of TEST_SERVERS. Every run happens even after one has
+# failed, and the summary names each that failed.
 test: test-deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	@failed=; \
+	echo "== unit tests =="; \
+	$(SWIFT) test --skip-build --skip '^IntegrationTests\.' \
+		|| { echo "== unit tests FAILED =="; failed="$$failed, unit tests"; }; \
+	for server in $(TEST_SERVERS); do \
+		echo "== integration tests on $$server =="; \
+		VOICEMEMO_TEST_SERVER=$$server $(SWIFT) test --skip-build --filter '^IntegrationTests\.' \
+			|| { echo "== integration tests FAILED on $$server =="; failed="$$failed, integration tests on $$server"; }; \
+	done; \
+	if [ -n "$$failed" ]; then echo "== failed: $${failed#, } =="; exit 1; fi; \
+	echo "== passed: unit tests, integration tests on $(TEST_SERVERS) =="
 
 install: build
 	install -Dm755 "$(BIN_PATH)/voicememod" "$(DESTDIR)$(BINDIR)/voicememod"

@@ -24,12 +24,19 @@ final class FixtureSmokeTests: IntegrationTestCase {
         XCTAssertGreaterThanOrEqual(exactRun, Stimulus.sampleRate)
     }
 
-    /// pactl talks to the private server, whose defaults are the fixture's devices.
+    /// pactl talks to the private server of the selected kind, whose defaults are the fixture's devices.
     func testDefaultDevicesAreTheFixtures() throws {
         let server = fixture.audioServer
         XCTAssertEqual(try server.pactl(["get-default-source"]), AudioDevices.microphone)
         XCTAssertEqual(try server.pactl(["get-default-sink"]), AudioDevices.speaker)
-        XCTAssertTrue(try server.pactl(["info"]).contains("Server String: \(fixture.session.runtimeDirectory.path)"))
+        let info = try server.pactl(["info"])
+        XCTAssertTrue(info.contains("Server String: \(fixture.session.runtimeDirectory.path)"), info)
+        let serverNameLine: String
+        switch try AudioServerKind.fromEnvironment() {
+        case .pulseaudio: serverNameLine = "Server Name: pulseaudio"
+        case .pipewire: serverNameLine = "Server Name: PulseAudio (on PipeWire "
+        }
+        XCTAssertTrue(info.contains(serverNameLine), info)
     }
 
     /// The microphone is digital silence while the stimulus is stopped; the tone returns promptly.
@@ -51,11 +58,18 @@ final class FixtureSmokeTests: IntegrationTestCase {
         print("stimulus: stream up after \(streamUp), tone captured after \(clock.now - started)")
     }
 
-    /// After a crash and `restart()`, the server and the stimulus work again.
+    /// After a crash and `restart()`, the server, its defaults and the stimulus work again.
     func testRestartedAudioServerServesTheStimulusAgain() throws {
-        fixture.audioServer.kill()
-        XCTAssertFalse(fixture.audioServer.isRunning)
-        try fixture.audioServer.restart()
+        let server = fixture.audioServer
+        server.kill()
+        XCTAssertFalse(server.isRunning)
+        let clock = ContinuousClock()
+        let started = clock.now
+        try server.restart()
+        print("\(server.serverName) restarted in \(clock.now - started)")
+        XCTAssertTrue(server.isRunning)
+        XCTAssertEqual(try server.pactl(["get-default-source"]), AudioDevices.microphone)
+        XCTAssertEqual(try server.pactl(["get-default-sink"]), AudioDevices.speaker)
         try fixture.stimulus.start()
 
         let recorded = try SourceRecording.record(Stimulus.sampleRate, in: fixture.session)
@@ -67,8 +81,9 @@ final class FixtureSmokeTests: IntegrationTestCase {
     func testClosedFixtureLeavesNoProcessBehind() throws {
         let before = childProcessIDs()
         let local = try IntegrationFixture()
-        let started = local.session.processes.running.map(\.pid)
-        XCTAssertEqual(started.count, 3, "expected dbus-daemon, pulseaudio and pacat")
+        let running = local.session.processes.running
+        XCTAssertEqual(running.map(\.name), ["dbus-daemon"] + local.audioServer.programs + ["pacat"])
+        let started = running.map(\.pid)
         _ = try SourceRecording.record(Stimulus.sampleRate / 10, in: local.session)
         let root = local.session.root
         local.close()
@@ -84,7 +99,8 @@ final class FixtureSmokeTests: IntegrationTestCase {
     func testAudioServerKindComesFromTheEnvironment() {
         XCTAssertThrowsError(try AudioServerKind.fromEnvironment(["VOICEMEMO_TEST_SERVER": "jack"]))
         XCTAssertEqual(try AudioServerKind.fromEnvironment([:]), .pulseaudio)
-        XCTAssertThrowsError(try AudioServerKind.pipewire.start(in: fixture.session))
+        XCTAssertEqual(try AudioServerKind.fromEnvironment(["VOICEMEMO_TEST_SERVER": "pulseaudio"]), .pulseaudio)
+        XCTAssertEqual(try AudioServerKind.fromEnvironment(["VOICEMEMO_TEST_SERVER": "PipeWire"]), .pipewire)
     }
 
     /// A missing program fails with its name and, for known programs, the package to install.
@@ -92,7 +108,9 @@ final class FixtureSmokeTests: IntegrationTestCase {
         XCTAssertThrowsError(try Executable.find("voicememo-no-such-program")) { error in
             XCTAssertTrue("\(error)".contains("'voicememo-no-such-program' was not found"), "\(error)")
         }
-        for program in ["dbus-daemon", "pulseaudio", "pactl", "pacat", "parecord", "busctl"] {
+        let programs = ["dbus-daemon", "pulseaudio", "pactl", "pacat", "parecord", "busctl"]
+            + ["pipewire", "wireplumber", "pipewire-pulse", "pw-cli"]
+        for program in programs {
             let package = try XCTUnwrap(Executable.debianPackages[program], program)
             let message = "\(FixtureError.missingExecutable(program, debianPackage: package))"
             XCTAssertTrue(message.contains("apt-get install \(package)"), message)

@@ -2,39 +2,32 @@ import Foundation
 
 /// A private sound server running in a `TestSession`, with the devices every
 /// implementation must provide (see `AudioDevices`), so the same tests can run
-/// against PulseAudio and, later, PipeWire.
+/// against PulseAudio and PipeWire.
 protocol AudioServer: AnyObject {
     /// The product name tests may mention in messages, e.g. "PulseAudio".
     var serverName: String { get }
-    /// Whether the server process is running.
+    /// The programs the server runs as, in start order, e.g. `["pulseaudio"]`.
+    var programs: [String] { get }
+    /// Whether every program of the server is running.
     var isRunning: Bool { get }
     /// Runs `pactl` against the server and returns its standard output without
     /// surrounding whitespace; a failing `pactl` is thrown.
     func pactl(_ arguments: [String]) throws -> String
-    /// Kills the server with SIGKILL, as a crash would, and reaps it.
+    /// Kills the server's core with SIGKILL, as a crash would, and reaps it;
+    /// `isRunning` is false afterwards and clients lose their connections.
     func kill()
-    /// Stops the server if it runs, starts it again with the same devices and
-    /// returns once it is ready; clients must reconnect.
+    /// Stops whatever runs of the server, starts it again with the same devices
+    /// and returns once it is ready; clients must reconnect.
     func restart() throws
-    /// Stops the server with SIGTERM and reaps it.
+    /// Stops the server's programs with SIGTERM, newest first, and reaps them.
     func stop()
-}
-
-/// The names of the devices every `AudioServer` creates.
-enum AudioDevices {
-    /// The null sink the `Stimulus` plays into (s16le, 48 kHz, mono).
-    static let stimulusSink = "voicememo_stimulus"
-    /// The default source: a plain (non-monitor) source fed by the stimulus sink's monitor.
-    static let microphone = "voicememo_mic"
-    /// The default sink, a null sink (s16le, 48 kHz, mono) for playback tests.
-    static let speaker = "voicememo_speaker"
 }
 
 /// The audio server implementations, selected by `VOICEMEMO_TEST_SERVER`.
 enum AudioServerKind: String, CaseIterable {
     /// PulseAudio 16 (the default).
     case pulseaudio
-    /// PipeWire with pipewire-pulse (not implemented yet).
+    /// PipeWire with wireplumber and pipewire-pulse.
     case pipewire
 
     /// The kind named by `VOICEMEMO_TEST_SERVER`, or `.pulseaudio` if it is unset or empty.
@@ -59,7 +52,7 @@ enum AudioServerKind: String, CaseIterable {
         case .pulseaudio:
             return try PulseAudioServer(session: session)
         case .pipewire:
-            throw FixtureError.audioServerNotImplemented(rawValue)
+            return try PipeWireServer(session: session)
         }
     }
 }

@@ -147,8 +147,11 @@ final class ChildProcess: CustomStringConvertible {
         closeStandardInput()
     }
 
+    /// The program's file name, e.g. "pipewire": the name its log goes under.
+    var name: String { (executable as NSString).lastPathComponent }
+
     var description: String {
-        "\((executable as NSString).lastPathComponent) (pid \(pid))"
+        "\(name) (pid \(pid))"
     }
 
     /// How the child ended, or `nil` while it runs; reaps it if it has ended.

@@ -10,7 +10,11 @@ enum Executable {
         "pacat": "pulseaudio-utils",
         "pactl": "pulseaudio-utils",
         "parecord": "pulseaudio-utils",
+        "pipewire": "pipewire-bin",
+        "pipewire-pulse": "pipewire-pulse",
         "pulseaudio": "pulseaudio",
+        "pw-cli": "pipewire-bin",
+        "wireplumber": "wireplumber",
     ]
 
     /// The directories searched: the test runner's PATH, then /usr/bin and /usr/sbin.

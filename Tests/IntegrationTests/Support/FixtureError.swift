@@ -21,8 +21,6 @@ enum FixtureError: Error, CustomStringConvertible {
     case systemCallFailed(String, errno: Int32)
     /// `VOICEMEMO_TEST_SERVER` names a server the fixture does not know.
     case unknownAudioServer(String)
-    /// The selected audio server has no fixture implementation yet.
-    case audioServerNotImplemented(String)
 
     var description: String {
         switch self {
@@ -47,8 +45,6 @@ enum FixtureError: Error, CustomStringConvertible {
         case .unknownAudioServer(let name):
             return "VOICEMEMO_TEST_SERVER=\(name) is not one of: "
                 + AudioServerKind.allCases.map(\.rawValue).joined(separator: ", ")
-        case .audioServerNotImplemented(let name):
-            return "the \(name) test server is not implemented yet"
         }
     }
 }

@@ -7,42 +7,40 @@ import Foundation
 /// Running as root (as on CI) works; PulseAudio only logs a warning.
 final class PulseAudioServer: AudioServer {
     let serverName = "PulseAudio"
+    let programs = ["pulseaudio"]
 
-    /// How long `restart()` and the initializer wait for the server to answer.
+    /// How long `restart()` and the initializer wait for the server to be ready.
     let startupTimeout: Duration
 
     private let session: TestSession
+    private let control: PulseControl
     private let script: URL
-    private var process: ChildProcess?
+    private var processes: AudioServerProcesses?
 
-    /// Writes the configuration script, starts the server and waits until
-    /// `pactl` reports `AudioDevices.microphone` as the default source.
+    /// Writes the configuration script, starts the server, creates the
+    /// `AudioDevices` and waits until they are the defaults.
     init(session: TestSession, startupTimeout: Duration = .seconds(10)) throws {
         self.session = session
         self.startupTimeout = startupTimeout
+        control = try PulseControl(session: session)
         script = session.root.appendingPathComponent("pulseaudio.pa")
         let socket = session.runtimeDirectory.appendingPathComponent("pulse/native").path
         try Self.script(socketPath: socket).write(to: script, atomically: true, encoding: .utf8)
-        _ = try Executable.find("pactl")
         try start()
     }
 
-    var isRunning: Bool { process?.isRunning ?? false }
+    var isRunning: Bool { processes?.areRunning ?? false }
 
     func pactl(_ arguments: [String]) throws -> String {
-        let output = try session.run("pactl", arguments)
-        guard output.succeeded else {
-            throw FixtureError.commandFailed(command: "pactl " + arguments.joined(separator: " "), output: output)
-        }
-        return output.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        try control.run(arguments)
     }
 
     func kill() {
-        process?.kill()
+        processes?.children.forEach { $0.kill() }
     }
 
     func stop() {
-        process?.terminate()
+        processes?.terminate()
     }
 
     func restart() throws {
@@ -51,7 +49,9 @@ final class PulseAudioServer: AudioServer {
     }
 
     private func start() throws {
-        let server = try session.launch(
+        let processes = AudioServerProcesses(serverName: serverName, session: session, startupTimeout: startupTimeout)
+        self.processes = processes
+        try processes.launch(
             "pulseaudio",
             [
                 "-n", "-F", script.path, "--daemonize=no", "--exit-idle-time=-1", "--log-target=stderr",
@@ -61,38 +61,14 @@ final class PulseAudioServer: AudioServer {
                 "--no-cpu-limit=yes",
                 // Keep away from rtkit on the system bus.
                 "--realtime=no", "--high-priority=no",
-            ],
-            logName: "pulseaudio")
-        process = server
-        do {
-            try waitUntil("pactl reports \(AudioDevices.microphone) as the default source", timeout: startupTimeout) {
-                if let ended = server.termination {
-                    throw FixtureError.exitedEarly("pulseaudio", termination: ended, log: session.log("pulseaudio"))
-                }
-                let answer = try session.run("pactl", ["get-default-source"])
-                return answer.succeeded
-                    && answer.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == AudioDevices.microphone
-            }
-        } catch FixtureError.timedOut(let condition, let after) {
-            throw FixtureError.startupFailed(
-                "pulseaudio", reason: "timed out after \(after) waiting until \(condition)",
-                log: session.log("pulseaudio"))
-        }
+            ])
+        try processes.waitUntil("pactl answers") { try control.query(["info"]) != nil }
+        try processes.createDevices(using: control)
     }
 
-    /// The `pulseaudio -F` script: the native protocol on `socketPath` with
-    /// anonymous access, and the `AudioDevices`.
+    /// The `pulseaudio -F` script: only the native protocol on `socketPath` with
+    /// anonymous access; the devices are created through it.
     static func script(socketPath: String) -> String {
-        let nullSink = "module-null-sink format=s16le rate=\(Stimulus.sampleRate) channels=1 norewinds=1"
-        return """
-        load-module module-native-protocol-unix socket=\(socketPath) auth-anonymous=1
-        load-module \(nullSink) sink_name=\(AudioDevices.stimulusSink)
-        load-module module-remap-source source_name=\(AudioDevices.microphone) \
-        master=\(AudioDevices.stimulusSink).monitor
-        load-module \(nullSink) sink_name=\(AudioDevices.speaker)
-        set-default-source \(AudioDevices.microphone)
-        set-default-sink \(AudioDevices.speaker)
-
-        """
+        "load-module module-native-protocol-unix socket=\(socketPath) auth-anonymous=1\n"
     }
 }

@@ -83,7 +83,8 @@ final class Stimulus {
     }
 
     /// Stops the tone and, while the server runs, returns once it has dropped
-    /// the stream, so the microphone delivers silence from then on.
+    /// the stream and the microphone has delivered silence, so it delivers
+    /// silence from then on.
     func stop(timeout: Duration = .seconds(5)) {
         guard let pacat = player else { return }
         pacat.terminate()
@@ -94,6 +95,25 @@ final class Stimulus {
         writerFinished = nil
         if server.isRunning {
             try? waitUntil("the stimulus stream is gone", timeout: timeout) { try streamCount() == 0 }
+            try? flushMicrophone(timeout: timeout)
+        }
+    }
+
+    /// Records the microphone until it delivers a graph cycle of silence.
+    ///
+    /// On PipeWire the microphone (pipewire-pulse 0.3.65 implements
+    /// module-remap-source as a loopback) hands the next stream that opens it
+    /// the last buffer it captured before it went idle, until wireplumber
+    /// suspends it after 3 s: up to 1024 samples of tone captured before
+    /// `stop()`. Running it once on silence replaces that buffer. On PulseAudio
+    /// the microphone is silent at once, so this takes one 20 ms fragment.
+    private func flushMicrophone(timeout: Duration) throws {
+        let cycle = 1024
+        let recording = try SourceRecording(in: session)
+        defer { recording.stop() }
+        try waitUntil("\(AudioDevices.microphone) delivers silence", timeout: timeout) {
+            let samples = recording.samples
+            return samples.count >= 2 * cycle && samples.suffix(cycle).allSatisfy { $0 == 0 }
         }
     }
 
