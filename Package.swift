@@ -25,20 +25,21 @@ let package = Package(
         .target(name: "Bus", dependencies: ["CDBus"], swiftSettings: adapterSettings),
         .target(name: "PulseAudio", dependencies: ["CPulse", "VoiceMemoCore"], swiftSettings: adapterSettings),
         .target(name: "SoundFile", dependencies: ["CSndfile", "VoiceMemoCore"], swiftSettings: adapterSettings),
-        // Rewrites a finished memo's title tag in place (libsndfile cannot edit Ogg, FLAC or MP3 tags).
-        .target(name: "TagEditor"),
+        // Byte-level surgery on finished memo files, in pure Swift: title tags rewritten in place
+        // (libsndfile cannot edit Ogg, FLAC or MP3 tags) and files cut short by a crash repaired.
+        .target(name: "AudioContainers"),
 
         .executableTarget(
             name: "voicememod",
-            dependencies: ["VoiceMemoCore", "Bus", "PulseAudio", "SoundFile", "TagEditor"],
+            dependencies: ["VoiceMemoCore", "Bus", "PulseAudio", "SoundFile", "AudioContainers"],
             swiftSettings: adapterSettings),
         .executableTarget(name: "voicememo", dependencies: ["VoiceMemoCore", "Bus"], swiftSettings: adapterSettings),
 
         .testTarget(name: "VoiceMemoCoreTests", dependencies: ["VoiceMemoCore"]),
-        .testTarget(name: "TagEditorTests", dependencies: ["TagEditor", "SoundFile", "VoiceMemoCore"], swiftSettings: adapterSettings),
+        .testTarget(name: "AudioContainersTests", dependencies: ["AudioContainers", "SoundFile", "VoiceMemoCore"], swiftSettings: adapterSettings),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["Bus", "SoundFile", "TagEditor", "VoiceMemoCore", "voicememod", "voicememo"],
+            dependencies: ["Bus", "SoundFile", "AudioContainers", "VoiceMemoCore", "voicememod", "voicememo"],
             swiftSettings: adapterSettings),
     ]
 )

@@ -74,6 +74,15 @@ public final class BusConnection: @unchecked Sendable {
         return reply == DBUS_REQUEST_NAME_REPLY_PRIMARY_OWNER || reply == DBUS_REQUEST_NAME_REPLY_ALREADY_OWNER
     }
 
+    /// The Unix user id of the connection with unique name `sender`, as the bus daemon
+    /// saw it authenticate. Blocks for one round trip to the bus.
+    public func unixUser(of sender: String) throws(BusError) -> UInt32 {
+        try BusError.check("asking the bus who \(sender) is") { error -> UInt32? in
+            let user = dbus_bus_get_unix_user(handle, sender, error)
+            return user == UInt.max ? nil : UInt32(user)
+        }
+    }
+
     // MARK: Client mode
 
     /// Calls a method and waits for its reply; an error reply is thrown.
@@ -158,6 +167,19 @@ public final class BusConnection: @unchecked Sendable {
             incoming.install(on: watches.connection)
             watches.install()
         }
+    }
+
+    /// Calls a method without waiting for, or wanting, a reply (service mode: a queue must
+    /// never block on another service). If the destination is missing the call is dropped;
+    /// if it is activatable the bus starts it.
+    public func callWithoutReply(
+        destination: BusName, path: ObjectPath, interface: InterfaceName, member: MemberName, arguments: [BusValue]
+    ) {
+        assertOnQueueIfAttached()
+        let message = Message.methodCall(destination: destination, path: path, interface: interface, member: member)
+        message.setNoReply()
+        message.append(arguments)
+        send(message)
     }
 
     /// Sends a signal (service mode: on the attached queue).

@@ -7,12 +7,18 @@ import Dispatch
 /// server. Malformed or unexpected calls get the standard freedesktop errors;
 /// none of them reach a handler.
 public final class BusObjectServer {
-    let connection: BusConnection
+    /// The connection the objects are served on.
+    public let connection: BusConnection
     private let queue: DispatchQueue
     /// The exported objects; internal so the ObjectManager extension can list them.
     var objects: [ObjectPath: [BusInterface]] = [:]
     /// Paths that serve org.freedesktop.DBus.ObjectManager for the objects below them.
     var managers: Set<ObjectPath> = []
+    /// When set, only connections of this Unix user may call; others get AccessDenied. A
+    /// session bus carries one user, but a misconfigured or shared one may not.
+    public var allowedUnixUser: UInt32?
+    /// Callers' Unix users by unique name (unique names are never reused on a bus).
+    private var callerUsers: [String: UInt32] = [:]
 
     /// Starts answering every method call arriving on `connection`, which must
     /// already be attached to `queue`. Call on `queue`.
@@ -127,7 +133,24 @@ public final class BusObjectServer {
         }
     }
 
+    /// Refuses callers that are not `allowedUnixUser`.
+    private func authorize(_ message: Message) throws(BusError) {
+        guard let allowed = allowedUnixUser else { return }
+        let sender = message.sender
+        let user: UInt32
+        if let known = callerUsers[sender] {
+            user = known
+        } else {
+            user = try connection.unixUser(of: sender)
+            callerUsers[sender] = user
+        }
+        guard user == allowed else {
+            throw BusError(.accessDenied, "only Unix user \(allowed) may use this service; the caller is user \(user)")
+        }
+    }
+
     private func route(_ message: Message) throws(BusError) {
+        try authorize(message)
         // libdbus only delivers method calls that carry a path and a member.
         guard let path = message.path, let member = message.member else {
             throw .failed("method call without path or member")

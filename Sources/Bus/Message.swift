@@ -61,6 +61,11 @@ internal final class Message: @unchecked Sendable {
             destination.rawValue, path.rawValue, interface.rawValue, member.rawValue)))
     }
 
+    /// Marks a method call as wanting no reply, so neither the callee nor the bus sends one.
+    func setNoReply() {
+        dbus_message_set_no_reply(handle, 1)
+    }
+
     /// A signal message.
     static func signal(path: ObjectPath, interface: InterfaceName, member: MemberName) -> Message {
         Message(adopting: allocated(dbus_message_new_signal(path.rawValue, interface.rawValue, member.rawValue)))

@@ -186,6 +186,7 @@ public struct ErrorName: RawRepresentable, Hashable, Sendable, CustomStringConve
     public static let unknownProperty = ErrorName("org.freedesktop.DBus.Error.UnknownProperty")
     /// `org.freedesktop.DBus.Error.PropertyReadOnly`: Set on a read-only property.
     public static let propertyReadOnly = ErrorName("org.freedesktop.DBus.Error.PropertyReadOnly")
+    public static let accessDenied = ErrorName("org.freedesktop.DBus.Error.AccessDenied")
     /// `org.freedesktop.DBus.Error.NoReply`: the call timed out.
     public static let noReply = ErrorName("org.freedesktop.DBus.Error.NoReply")
     /// `org.freedesktop.DBus.Error.Disconnected`: the connection is gone.

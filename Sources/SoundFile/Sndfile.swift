@@ -40,6 +40,14 @@ enum Sndfile {
         }
     }
 
+    /// Sends a double-valued command whose answer libsndfile does not define consistently
+    /// (the Ogg page latency answers 0 on success).
+    @discardableResult
+    static func command(_ handle: OpaquePointer, _ command: Int32, double value: Double) -> Int32 {
+        var value = value
+        return sf_command(handle, command, &value, Int32(MemoryLayout<Double>.size))
+    }
+
     /// Sends an int-valued command (flags, bit-rate mode) and returns libsndfile's answer.
     @discardableResult
     static func command(_ handle: OpaquePointer, _ command: Int32, int value: Int32) -> Int32 {
@@ -86,6 +94,7 @@ enum Sndfile {
     static let dateTag = Int32(SF_STR_DATE)
     static let softwareTag = Int32(SF_STR_SOFTWARE)
     static let setCompressionLevel = Int32(SFC_SET_COMPRESSION_LEVEL)
+    static let setOggPageLatency = Int32(SFC_SET_OGG_PAGE_LATENCY_MS)
     static let setBitrateMode = Int32(SFC_SET_BITRATE_MODE)
     static let variableBitrate = Int32(SF_BITRATE_MODE_VARIABLE)
     static let updateHeaderAutomatically = Int32(SFC_SET_UPDATE_HEADER_AUTO)

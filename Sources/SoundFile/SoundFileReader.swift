@@ -46,6 +46,13 @@ public final class SoundFileReader {
         return Int(frames)
     }
 
+    /// Moves the read position to `frame` frames from the start.
+    public func seek(toFrame frame: Int) throws(SoundFileError) {
+        guard sf_seek(handle, sf_count_t(frame), SEEK_SET) >= 0 else {
+            throw SoundFileError(path: path, message: "cannot seek to frame \(frame): \(Sndfile.lastError(handle))")
+        }
+    }
+
     /// Every remaining frame, interleaved, full scale ±1.
     public func readFloats() -> [Float] {
         readAll { sf_readf_float(handle, $0, $1) }

@@ -51,8 +51,8 @@ public final class CapturePipeline: @unchecked Sendable {
         self.sink = sink
         self.callbackQueue = callbackQueue
         self.framesPerRead = Self.framesPerRead(sampleRate: request.sampleRate)
-        // Sync about every two seconds: bounded loss on power failure, little disk churn.
-        self.syncInterval = Int(request.sampleRate) * 2
+        // Sync every second: at most a second lost to a power failure, little disk churn.
+        self.syncInterval = Int(request.sampleRate)
         self.lastLevels = Mutex(Levels.silence(channels: Int(request.channels)))
     }
 

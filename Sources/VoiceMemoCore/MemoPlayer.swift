@@ -2,7 +2,8 @@ import Dispatch
 import Synchronization
 
 /// Plays one memo at a time on the default output, AVAudioPlayer-style: `play` replaces
-/// what is playing, `stop` ends it, and the observer hears how each playback ended.
+/// what is playing, `pause` holds it (nothing is written, the position stays), `seek`
+/// moves it, `stop` ends it, and the observer hears how each playback ended.
 ///
 /// Confined to `queue` like the recorder; each playback runs on a thread of its own.
 public final class MemoPlayer: @unchecked Sendable {
@@ -22,6 +23,9 @@ public final class MemoPlayer: @unchecked Sendable {
     public var onPlayingChanged: ((MemoReference?) -> Void)?
     /// Called on `queue` once per playback.
     public var onEnded: ((MemoReference, Ending) -> Void)?
+    /// Called on `queue` after anything a transport control shows changed: the memo
+    /// playing, `isPaused`, or a jump of `position` (for MPRIS, beside the recorder's hooks).
+    public var onStatusChanged: (() -> Void)?
 
     private let backend: PlaybackBackend
     private let queue: DispatchQueue
@@ -32,17 +36,29 @@ public final class MemoPlayer: @unchecked Sendable {
         self.queue = queue
     }
 
-    /// The memo playing, if any.
+    /// The memo playing, if any (also while it is paused).
     public var playing: MemoReference? { current?.memo }
 
-    /// Starts `memo`, stopping whatever played. A file that cannot even be opened throws.
-    public func play(_ memo: MemoReference) throws(RecorderError) {
+    /// Whether the memo playing is paused.
+    public var isPaused: Bool { current?.isPaused.load(ordering: .relaxed) ?? false }
+
+    /// Seconds into the memo playing (what has been handed to the output), 0 when none.
+    public var position: Double {
+        guard let current else { return 0 }
+        return Double(current.position) / Double(max(current.source.sampleRate, 1))
+    }
+
+    /// Starts `memo`, stopping whatever played; `paused` starts it held at the beginning.
+    /// A file that cannot even be opened throws.
+    public func play(_ memo: MemoReference, paused: Bool = false) throws(RecorderError) {
         dispatchPrecondition(condition: .onQueue(queue))
         let source = try backend.openSource(path: memo.path)
         stop()
         let playback = Playback(memo: memo, source: source)
+        playback.isPaused.store(paused, ordering: .relaxed)
         current = playback
         onPlayingChanged?(memo)
+        onStatusChanged?()
         DispatchQueue(label: "voicememo.playback", qos: .userInitiated).async { [self] in
             let ending = run(playback)
             queue.async { [self] in finish(playback, ending) }
@@ -54,14 +70,45 @@ public final class MemoPlayer: @unchecked Sendable {
         dispatchPrecondition(condition: .onQueue(queue))
         guard let playback = current else { return }
         playback.isStopRequested.store(true, ordering: .relaxed)
+        playback.wake.signal()
         current = nil
         onPlayingChanged?(nil)
+        onStatusChanged?()
+    }
+
+    /// Holds the playback where it is: the thread stops writing (what the server has
+    /// buffered, under 0.1 s, still sounds) and `position` stays. No-op when paused or idle.
+    public func pause() {
+        dispatchPrecondition(condition: .onQueue(queue))
+        guard let playback = current, !playback.isPaused.load(ordering: .relaxed) else { return }
+        playback.isPaused.store(true, ordering: .relaxed)
+        onStatusChanged?()
+    }
+
+    /// Continues a paused playback from its position. No-op unless paused.
+    public func resume() {
+        dispatchPrecondition(condition: .onQueue(queue))
+        guard let playback = current, playback.isPaused.load(ordering: .relaxed) else { return }
+        playback.isPaused.store(false, ordering: .relaxed)
+        playback.wake.signal()
+        onStatusChanged?()
+    }
+
+    /// Moves the playback to `seconds` from the start (clamped at 0); paused stays paused.
+    /// `position` reports the target at once; the thread drops what was buffered.
+    public func seek(to seconds: Double) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        guard let playback = current else { return }
+        let frame = Int((max(0, seconds) * Double(playback.source.sampleRate)).rounded())
+        playback.pendingSeek.store(frame, ordering: .relaxed)
+        onStatusChanged?()
     }
 
     private func finish(_ playback: Playback, _ ending: Ending) {
         if current === playback {
             current = nil
             onPlayingChanged?(nil)
+            onStatusChanged?()
         }
         onEnded?(playback.memo, playback.isStopRequested.load(ordering: .relaxed) ? .stopped : ending)
     }
@@ -79,6 +126,25 @@ public final class MemoPlayer: @unchecked Sendable {
         let buffer = UnsafeMutableBufferPointer<Float>.allocate(capacity: frames * Int(playback.source.channels))
         defer { buffer.deallocate() }
         while !playback.isStopRequested.load(ordering: .relaxed) {
+            if playback.isPaused.load(ordering: .relaxed) {
+                // Corked by not writing; pause, resume and stop all signal `wake`.
+                playback.wake.wait()
+                continue
+            }
+            let target = playback.pendingSeek.load(ordering: .relaxed)
+            if target >= 0 {
+                do {
+                    try playback.source.seek(toFrame: target)
+                } catch {
+                    output.flush()
+                    return .decodeFailed(error.message)
+                }
+                output.flush()
+                playback.framesWritten.store(target, ordering: .relaxed)
+                // A newer seek that came meanwhile stays pending.
+                _ = playback.pendingSeek.compareExchange(expected: target, desired: -1, ordering: .relaxed)
+                continue
+            }
             let read: Int
             do {
                 read = try playback.source.read(into: buffer, frameCount: frames)
@@ -95,6 +161,7 @@ public final class MemoPlayer: @unchecked Sendable {
             } catch {
                 return .outputFailed(error.message)
             }
+            playback.framesWritten.add(read, ordering: .relaxed)
         }
         output.flush()
         return .stopped
@@ -106,6 +173,19 @@ private final class Playback: @unchecked Sendable {
     let memo: MemoReference
     let source: AudioFileSource
     let isStopRequested = Atomic<Bool>(false)
+    let isPaused = Atomic<Bool>(false)
+    /// Signalled on every pause, resume and stop, so a paused thread waits without polling.
+    let wake = DispatchSemaphore(value: 0)
+    /// Frames handed to the output, counted from the start of the file.
+    let framesWritten = Atomic<Int>(0)
+    /// The frame a seek asked for, or -1.
+    let pendingSeek = Atomic<Int>(-1)
+
+    /// The position in frames: a pending seek's target, or what was written.
+    var position: Int {
+        let target = pendingSeek.load(ordering: .relaxed)
+        return target >= 0 ? target : framesWritten.load(ordering: .relaxed)
+    }
 
     init(memo: MemoReference, source: AudioFileSource) {
         self.memo = memo

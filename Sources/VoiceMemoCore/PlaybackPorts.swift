@@ -5,6 +5,9 @@ public protocol AudioFileSource: AnyObject {
     /// Reads up to `frameCount` frames into `buffer`; 0 at the end of the file. A decoder
     /// failure throws.
     func read(into buffer: UnsafeMutableBufferPointer<Float>, frameCount: Int) throws(RecorderError) -> Int
+    /// Moves the read position to `frame` (0 is the start) for seeking; a decoder that
+    /// cannot seek throws.
+    func seek(toFrame frame: Int) throws(RecorderError)
 }
 
 /// A playback stream on the audio server; blocking writes, so it belongs to one thread.

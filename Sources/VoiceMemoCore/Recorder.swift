@@ -19,6 +19,7 @@ public final class Recorder: @unchecked Sendable {
 
     private let backend: RecordingBackend
     private let settings: SettingsStore?
+    private let journal: RecordingJournal
     private let queue: DispatchQueue
     private let now: () -> Date
     private var open: OpenRecording?
@@ -30,6 +31,7 @@ public final class Recorder: @unchecked Sendable {
         queue: DispatchQueue, now: @escaping () -> Date = Date.init
     ) {
         self.directory = directory
+        self.journal = RecordingJournal(directory: directory.path)
         self.defaults = defaults
         self.settings = settings
         self.backend = backend
@@ -46,9 +48,7 @@ public final class Recorder: @unchecked Sendable {
     /// Names of the files still being written (the open memo and those being finalized):
     /// not memos yet, so the library leaves them alone.
     public var filesInProgress: Set<String> {
-        Set(([open].compactMap { $0 } + Array(closing.values)).map { recording in
-            String(recording.memo.path.split(separator: "/").last ?? "")
-        })
+        Set(([open].compactMap { $0 } + Array(closing.values)).map(\.fileName))
     }
 
     /// The levels of the last metering window while recording; silence otherwise.
@@ -218,7 +218,14 @@ public final class Recorder: @unchecked Sendable {
     /// `completion` runs once audio flows or the server refuses.
     private func beginCapture(_ recording: OpenRecording, completion: @escaping Completion<MemoReference>) throws(RecorderError) {
         let tags = MemoTags(title: recording.request.title, date: now().formatted(.iso8601))
-        let sink = try backend.makeFileSink(path: recording.memo.path, request: recording.request, tags: tags)
+        try journal.add(recording.fileName)
+        let sink: AudioFileSink
+        do {
+            sink = try backend.makeFileSink(path: recording.memo.path, request: recording.request, tags: tags)
+        } catch {
+            journal.remove(recording.fileName)
+            throw error
+        }
         let pipeline = CapturePipeline(request: recording.request, backend: backend, sink: sink, callbackQueue: queue)
         pipeline.onStarted = { [weak self, unowned recording] result in
             self?.captureStarted(recording, result: result, completion: completion)
@@ -250,6 +257,7 @@ public final class Recorder: @unchecked Sendable {
 
     private func captureEnded(_ recording: OpenRecording, ending: CapturePipeline.Ending, closeError: RecorderError?) {
         recording.keepAlive = nil
+        defer { journal.remove(recording.fileName) }
         closing[recording.memo.id] = nil
         if open === recording {
             open = nil
@@ -331,6 +339,9 @@ private final class OpenRecording: @unchecked Sendable {
         self.request = request
     }
 
+    /// The memo's file name inside the memo directory.
+    var fileName: String { String(memo.path.split(separator: "/").last ?? "") }
+
     func finish(_ result: Result<Void, RecorderError>) {
         let waiting = completions
         completions = []
@@ -340,7 +351,9 @@ private final class OpenRecording: @unchecked Sendable {
 
 extension RecorderProperty {
     /// The properties that mirror `RecorderDefaults`.
-    static let defaultsProperties: [RecorderProperty] = [.format, .sampleRate, .channels, .quality, .source, .meteringEnabled]
+    static let defaultsProperties: [RecorderProperty] = [
+        .format, .sampleRate, .channels, .quality, .source, .meteringEnabled, .notificationsEnabled,
+    ]
 
     /// This property's value in `defaults`, for change detection.
     func value(in defaults: RecorderDefaults) -> String? {
@@ -351,6 +364,7 @@ extension RecorderProperty {
         case .quality: defaults.quality.rawValue
         case .source: defaults.source
         case .meteringEnabled: String(defaults.isMeteringEnabled)
+        case .notificationsEnabled: String(defaults.areNotificationsEnabled)
         case .state, .currentMemo, .activeSource: nil
         }
     }

@@ -8,6 +8,8 @@ public struct RecorderDefaults: Codable, Equatable, Sendable {
     /// A pinned source name, or empty to follow the default input.
     public var source: String = ""
     public var isMeteringEnabled: Bool = false
+    /// Whether finished recordings are announced with a desktop notification.
+    public var areNotificationsEnabled: Bool = false
 
     /// Opus, 48 kHz, mono, medium: right for voice.
     public init() {}
@@ -23,5 +25,7 @@ public struct RecorderDefaults: Codable, Equatable, Sendable {
         source = try container.decodeIfPresent(String.self, forKey: .source) ?? fallback.source
         isMeteringEnabled =
             try container.decodeIfPresent(Bool.self, forKey: .isMeteringEnabled) ?? fallback.isMeteringEnabled
+        areNotificationsEnabled =
+            try container.decodeIfPresent(Bool.self, forKey: .areNotificationsEnabled) ?? fallback.areNotificationsEnabled
     }
 }

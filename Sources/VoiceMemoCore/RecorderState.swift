@@ -25,6 +25,7 @@ public enum RecorderProperty: String, Sendable, CaseIterable {
     case quality = "Quality"
     case source = "Source"
     case meteringEnabled = "MeteringEnabled"
+    case notificationsEnabled = "NotificationsEnabled"
 }
 
 /// Receives what the recorder does, on the recorder's queue.

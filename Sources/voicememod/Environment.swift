@@ -6,7 +6,8 @@ struct Locations {
     let memoDirectory: String
     /// `$XDG_CONFIG_HOME/voicememo`, default `~/.config/voicememo`.
     let configDirectory: String
-    /// `$XDG_CACHE_HOME/voicememo`, default `~/.cache/voicememo`.
+    /// Where the library cache goes: `$XDG_RUNTIME_DIR/voicememo` (the daemon keeps to its
+    /// memo, config and runtime directories), or `$XDG_CACHE_HOME/voicememo` without one.
     let cacheDirectory: String
 
     init(environment: [String: String] = ProcessInfo.processInfo.environment) {
@@ -18,6 +19,10 @@ struct Locations {
         }
         memoDirectory = base("XDG_DATA_HOME", ".local/share") + "/voicememo"
         configDirectory = base("XDG_CONFIG_HOME", ".config") + "/voicememo"
-        cacheDirectory = base("XDG_CACHE_HOME", ".cache") + "/voicememo"
+        if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") {
+            cacheDirectory = runtime + "/voicememo"
+        } else {
+            cacheDirectory = base("XDG_CACHE_HOME", ".cache") + "/voicememo"
+        }
     }
 }

@@ -5,7 +5,7 @@ import VoiceMemoCore
     import Glibc
 #endif
 
-/// What was read from each memo file, kept in `$XDG_CACHE_HOME/voicememo/library.json` so
+/// What was read from each memo file, kept in `library.json` in the runtime directory so
 /// a start-up with years of memos opens none of them. Only a hint: entries whose file
 /// changed since are read again.
 struct LibraryCache {
@@ -22,7 +22,8 @@ struct LibraryCache {
     func save(_ memos: [MemoInfo]) {
         let directory = String(path[..<path.lastIndex(of: "/")!])
         do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             try JSONEncoder().encode(memos).write(to: URL(filePath: path), options: .atomic)
         } catch {
             fputs("voicememod: cannot save the library cache \(path): \(error)\n", stderr)

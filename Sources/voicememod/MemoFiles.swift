@@ -1,6 +1,6 @@
 import FoundationEssentials
 import SoundFile
-import TagEditor
+import AudioContainers
 import VoiceMemoCore
 
 #if canImport(Glibc)

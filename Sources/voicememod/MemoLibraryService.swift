@@ -1,7 +1,7 @@
 import Bus
 import Dispatch
 import FoundationEssentials
-import TagEditor
+import AudioContainers
 import VoiceMemoCore
 
 /// The memo objects under `/org/example/VoiceMemo/Memo/` and the ObjectManager that lists
@@ -9,10 +9,12 @@ import VoiceMemoCore
 ///
 /// Lives on the daemon's queue with the recorder and the bus connection.
 final class MemoLibraryService {
-    private let server: BusObjectServer
+    /// The object server the memos are exported on (the MPRIS object shares it).
+    let server: BusObjectServer
     private let files: MemoFiles
     private let cache: LibraryCache
-    private let player: MemoPlayer
+    /// The player every memo's Play goes to.
+    let player: MemoPlayer
     private var catalog = MemoCatalog()
     private var pendingCacheSave: DispatchWorkItem?
     private let queue: DispatchQueue
@@ -20,6 +22,8 @@ final class MemoLibraryService {
     var filesInProgress: () -> Set<String> = { [] }
     /// Whether a recording is open; playing is refused meanwhile.
     var isRecording: () -> Bool = { false }
+    /// Called on the queue after memos were added, removed, renamed or changed.
+    var onChange: (() -> Void)?
 
     init(directory: String, cachePath: String, server: BusObjectServer, player: MemoPlayer, queue: DispatchQueue) {
         self.server = server
@@ -63,8 +67,17 @@ final class MemoLibraryService {
                     names: ["Title", "Path", "Duration", "SampleRate", "Channels", "Size"])
             }
         }
-        if !changes.removed.isEmpty || !changes.toRead.isEmpty { scheduleCacheSave() }
+        if !changes.removed.isEmpty || !changes.toRead.isEmpty {
+            scheduleCacheSave()
+            onChange?()
+        }
     }
+
+    /// Memo ids newest first, as `voicememo list` and MPRIS Next/Previous go.
+    var idsNewestFirst: [String] { catalog.newestFirst.map(\.id) }
+
+    /// What the library knows of memo `id`.
+    func info(id: String) -> MemoInfo? { catalog[id] }
 
     /// The memo with `id`, as the recorder and player refer to it.
     func reference(id: String) -> MemoReference? {
@@ -123,12 +136,13 @@ final class MemoLibraryService {
         return memo
     }
 
-    func play(id: String) throws(RecorderError) {
+    /// Plays memo `id` (held at its start if `paused`); refused while recording.
+    func play(id: String, paused: Bool = false) throws(RecorderError) {
         _ = try memo(id)
         guard !isRecording() else {
             throw .busy("a memo is being recorded; Stop it before playing another")
         }
-        try player.play(reference(id: id)!)
+        try player.play(reference(id: id)!, paused: paused)
     }
 
     /// Puts `title` into the file's tags and name; the id stays.
@@ -163,6 +177,7 @@ final class MemoLibraryService {
         scheduleCacheSave()
         server.propertiesChanged(
             on: path(of: id), interface: Contract.memoInterface, names: (announceTitle ? ["Title"] : []) + ["Path", "Size"])
+        onChange?()
     }
 
     /// Removes the memo's file and object, stopping its playback first.
@@ -173,6 +188,7 @@ final class MemoLibraryService {
         try MemoDirectory(path: files.directory).remove(reference)
         removeMemo(id: memo.id)
         scheduleCacheSave()
+        onChange?()
     }
 
     private func removeMemo(id: String) {

@@ -39,4 +39,12 @@ final class DecodingSource: AudioFileSource {
             throw .unsupported(error.message)
         }
     }
+
+    func seek(toFrame frame: Int) throws(RecorderError) {
+        do {
+            try reader.seek(toFrame: frame)
+        } catch {
+            throw .unsupported(error.message)
+        }
+    }
 }

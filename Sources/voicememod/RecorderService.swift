@@ -15,12 +15,14 @@ final class RecorderService: RecorderObserver {
     private let player: MemoPlayer
     private let library: MemoLibraryService
     private let server: BusObjectServer
+    private let notifier: DesktopNotifier
 
     init(recorder: Recorder, player: MemoPlayer, library: MemoLibraryService, server: BusObjectServer) {
         self.recorder = recorder
         self.player = player
         self.library = library
         self.server = server
+        notifier = DesktopNotifier(connection: server.connection)
         recorder.observer = self
         player.onPlayingChanged = { [weak self] _ in self?.announce(["Playing"]) }
         player.onEnded = { [weak self] memo, ending in self?.playbackEnded(memo, ending) }
@@ -109,6 +111,14 @@ final class RecorderService: RecorderObserver {
                             defaults.isMeteringEnabled = value.boolean!
                         }
                     }),
+                BusProperty(
+                    "NotificationsEnabled", "b", access: .readWrite,
+                    get: { [recorder] in .boolean(recorder.defaults.areNotificationsEnabled) },
+                    set: { [recorder] value throws(BusError) in
+                        try Self.update(recorder) { (defaults) throws(RecorderError) in
+                            defaults.areNotificationsEnabled = value.boolean!
+                        }
+                    }),
                 BusProperty("Directory", "s", changeSignal: .constant) { [recorder] in .string(recorder.directory.path) },
             ],
             signals: [
@@ -166,6 +176,14 @@ final class RecorderService: RecorderObserver {
         // The memo object exists (InterfacesAdded) before anyone hears it is finished.
         library.refresh()
         emit("RecordingFinished", [.objectPath(Contract.path(of: memo)), .boolean(successfully)])
+        if recorder.defaults.areNotificationsEnabled, let info = library.info(id: memo.id) {
+            notifier.recordingFinished(info, successfully: successfully)
+        }
+    }
+
+    /// Announces a memo that a crash cut short and start-up repaired.
+    func reportRecovered(_ memo: MemoReference) {
+        emit("RecordingFinished", [.objectPath(Contract.path(of: memo)), .boolean(false)])
     }
 
     private func playbackEnded(_ memo: MemoReference, _ ending: MemoPlayer.Ending) {

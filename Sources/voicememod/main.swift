@@ -38,8 +38,12 @@ connection.attach(to: queue) {
     exit(status: 1, "the session bus went away; exiting")
 }
 let cacheDirectory = locations.cacheDirectory
+/// Memos a crash left open, repaired; each is reported once the name is owned.
+var recovered: [MemoReference] = []
 let (service, library, watcher) = queue.sync {
     let server = BusObjectServer(connection: connection, queue: queue)
+    // Only the session's user may record, list or play, even on a shared bus.
+    server.allowedUnixUser = UInt32(getuid())
     let player = MemoPlayer(backend: PulsePlaybackBackend(), queue: queue)
     let library = MemoLibraryService(
         directory: locations.memoDirectory, cachePath: cacheDirectory + "/library.json", server: server,
@@ -48,6 +52,7 @@ let (service, library, watcher) = queue.sync {
     library.isRecording = { [.recording, .paused, .interrupted].contains(recorder.state) }
     // Created up front so it can be watched; a failure is reported again by Record.
     try? recorder.directory.prepare()
+    recovered = CrashRecovery(directory: recorder.directory).recover()
     library.load()
     let watcher = try? DirectoryWatcher(path: locations.memoDirectory, queue: queue)
     watcher?.onChange = {
@@ -67,6 +72,10 @@ queue.sync {
     } catch {
         exit(status: 1, "cannot own \(Contract.busName.rawValue): \(error.message)")
     }
+}
+
+queue.async {
+    for memo in recovered { service.reportRecovered(memo) }
 }
 fputs("voicememod: serving \(Contract.busName.rawValue); memos in \(locations.memoDirectory)\n", stderr)
 

@@ -1,7 +1,7 @@
 import Bus
 import Foundation
 import SoundFile
-import TagEditor
+import AudioContainers
 import VoiceMemoCore
 import XCTest
 

@@ -143,8 +143,9 @@ final class VoiceMemoProxy {
         return memoDirectory.appendingPathComponent(name)
     }
 
-    /// Every file in the memo directory.
+    /// Every file in the memo directory but the daemon's hidden bookkeeping (the journal of
+    /// recordings in progress).
     var memoFiles: [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: memoDirectory.path)) ?? []).sorted()
+        ((try? FileManager.default.contentsOfDirectory(atPath: memoDirectory.path)) ?? []).filter { !$0.hasPrefix(".") }.sorted()
     }
 }

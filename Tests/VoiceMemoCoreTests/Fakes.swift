@@ -59,6 +59,8 @@ final class FakeSink: AudioFileSink, @unchecked Sendable {
 /// directory rules (unique names, cancel deletes) are exercised.
 final class FakeBackend: RecordingBackend, @unchecked Sendable {
     let sinks = Mutex<[String: FakeSink]>([:])
+    /// When each file was created (Unix seconds), by path.
+    let creationTimes = Mutex<[String: Double]>([:])
     let refuseCapture: Bool
     let failAfterFrames: Int?
     let silentAfterReads: Int?
@@ -75,6 +77,7 @@ final class FakeBackend: RecordingBackend, @unchecked Sendable {
         }
         let sink = FakeSink(failAfterFrames: failAfterFrames)
         sinks.withLock { $0[path] = sink }
+        creationTimes.withLock { $0[path] = Date().timeIntervalSince1970 }
         return sink
     }
 
@@ -89,11 +92,16 @@ final class FakeBackend: RecordingBackend, @unchecked Sendable {
 /// Collects what the recorder reports.
 final class RecordingObserver: RecorderObserver, @unchecked Sendable {
     var states: [RecorderState] = []
+    /// When each state in `states` was entered (Unix seconds).
+    var stateTimes: [Double] = []
     var finished: [(MemoReference, Bool)] = []
     var encodeErrors: [String] = []
 
     func recorder(_ recorder: Recorder, didChange properties: [RecorderProperty]) {
-        if properties.contains(.state) { states.append(recorder.state) }
+        if properties.contains(.state) {
+            states.append(recorder.state)
+            stateTimes.append(Date().timeIntervalSince1970)
+        }
     }
 
     func recorder(_ recorder: Recorder, didFinish memo: MemoReference, successfully: Bool) {

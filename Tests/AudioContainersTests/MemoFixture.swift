@@ -1,6 +1,6 @@
 import Foundation
 import SoundFile
-import TagEditor
+import AudioContainers
 import VoiceMemoCore
 
 /// A memo written by libsndfile exactly as the daemon writes it, in its own temporary directory.

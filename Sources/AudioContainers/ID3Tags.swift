@@ -102,7 +102,7 @@ enum ID3Tags {
 
     /// The length in bytes of the MPEG layer III frame with this 4-byte header, or nil if it
     /// is not a valid header (free-format streams included, whose frames have no length).
-    private static func frameLength(_ header: [UInt8]) -> Int? {
+    static func frameLength(_ header: [UInt8]) -> Int? {
         guard header[0] == 0xFF, header[1] & 0xE0 == 0xE0 else { return nil }
         let version = (header[1] >> 3) & 3  // 0: MPEG 2.5, 2: MPEG 2, 3: MPEG 1
         let layer = (header[1] >> 1) & 3  // 1: layer III

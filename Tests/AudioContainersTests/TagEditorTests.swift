@@ -1,6 +1,6 @@
 import Foundation
 import SoundFile
-import TagEditor
+import AudioContainers
 import Testing
 import VoiceMemoCore
 

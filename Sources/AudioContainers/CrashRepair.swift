@@ -1,0 +1,186 @@
+import Glibc
+
+/// Makes a memo that a crash (SIGKILL, power loss) left unfinished decodable by any
+/// standard decoder, keeping every complete piece of audio it holds.
+///
+/// Repairs are small edits in place (a header field, an end-of-stream flag, cutting a torn
+/// tail), each synced before returning; the file was already damaged, so there is no
+/// original worth keeping beside it.
+public enum CrashRepair {
+    /// Repairs the file at `path`; returns what was fixed (empty when nothing needed it).
+    /// `decodedFrames` is the number of frames a decoder could read from it, which FLAC
+    /// needs because its header learns the total only when the encoder finishes.
+    public static func repair(
+        fileAt path: String, container: TagContainer, decodedFrames: UInt64? = nil
+    ) throws(TagEditError) -> [String] {
+        let file = try InputFile(path: path)
+        let editor = try InPlaceEditor(path: path)
+        var fixes: [String] = []
+        switch container {
+        case .wav: try repairWave(file, editor, &fixes)
+        case .ogg: try repairOgg(file, editor, &fixes)
+        case .flac: try repairFlac(file, editor, decodedFrames: decodedFrames, &fixes)
+        case .mp3: try repairMP3(file, editor, &fixes)
+        }
+        if !fixes.isEmpty { try editor.synchronize() }
+        return fixes
+    }
+
+    /// RIFF and data sizes from the file's real length, cut to whole frames.
+    private static func repairWave(_ file: InputFile, _ editor: InPlaceEditor, _ fixes: inout [String]) throws(TagEditError) {
+        var header = ByteReader(try file.read(at: 0, count: 12), of: "the RIFF header", in: file)
+        guard try header.read(4) == Array("RIFF".utf8) else { throw file.malformed("it does not start with RIFF") }
+        _ = try header.readUInt32LE()
+        guard try header.read(4) == Array("WAVE".utf8) else { throw file.malformed("it is not a WAVE file") }
+        var offset: Int64 = 12
+        var blockAlign: Int64 = 1
+        while file.size - offset >= 8 {
+            var chunk = ByteReader(try file.read(at: offset, count: 8), of: "a RIFF chunk header", in: file)
+            let id = try chunk.read(4)
+            let size = Int64(try chunk.readUInt32LE())
+            if id == Array("fmt ".utf8), size >= 16 {
+                var format = ByteReader(try file.read(at: offset + 8, count: 16), of: "the fmt chunk", in: file)
+                _ = try format.read(12)
+                blockAlign = max(1, Int64(try format.readUIntBE(1)) | Int64(try format.readUIntBE(1)) << 8)
+            }
+            if id == Array("data".utf8) {
+                let available = file.size - offset - 8
+                let dataSize = min(size, available) / blockAlign * blockAlign
+                // Everything after a torn data chunk is damage; a data chunk followed by
+                // intact chunks keeps them.
+                let isLast = offset + 8 + size + size % 2 >= file.size
+                guard isLast else { return }
+                let end = offset + 8 + dataSize
+                if dataSize != size {
+                    try editor.write(UInt32(dataSize).littleEndianBytes, at: offset + 4)
+                    fixes.append("data size \(size) → \(dataSize)")
+                }
+                if end != file.size {
+                    try editor.truncate(to: end)
+                    fixes.append("cut \(file.size - end) torn bytes")
+                }
+                let riffSize = UInt32(end - 8)
+                if try file.read(at: 4, count: 4) != riffSize.littleEndianBytes {
+                    try editor.write(riffSize.littleEndianBytes, at: 4)
+                    fixes.append("RIFF size set to \(riffSize)")
+                }
+                return
+            }
+            offset += 8 + size + size % 2
+        }
+        throw file.malformed("it has no data chunk")
+    }
+
+    /// Cuts the stream after its last complete page and marks that page end-of-stream.
+    private static func repairOgg(_ file: InputFile, _ editor: InPlaceEditor, _ fixes: inout [String]) throws(TagEditError) {
+        var offset: Int64 = 0
+        var last: (page: OggPage, offset: Int64)?
+        while offset < file.size, let page = try? OggPage(at: offset, of: file) {
+            last = (page, offset)
+            offset += Int64(page.length)
+        }
+        guard var (page, pageOffset) = last else { throw file.malformed("it holds no complete Ogg page") }
+        if offset < file.size {
+            try editor.truncate(to: offset)
+            fixes.append("cut \(file.size - offset) bytes of a torn page")
+        }
+        if page.flags & 0x04 == 0 {
+            page.flags |= 0x04
+            try editor.write(page.bytes, at: pageOffset)
+            fixes.append("marked the last page end-of-stream")
+        }
+    }
+
+    /// Puts the decoded length into STREAMINFO, which the encoder fills in only at the end.
+    private static func repairFlac(
+        _ file: InputFile, _ editor: InPlaceEditor, decodedFrames: UInt64?, _ fixes: inout [String]
+    ) throws(TagEditError) {
+        // "fLaC", a 4-byte block header, then STREAMINFO; the total sits in the low 36 bits
+        // of the big-endian 64-bit word at STREAMINFO offset 10.
+        guard try file.read(at: 0, count: 4) == Array("fLaC".utf8), try file.read(at: 4, count: 1)[0] & 0x7F == 0 else {
+            throw file.malformed("it does not start with a FLAC STREAMINFO block")
+        }
+        let word = try file.read(at: 18, count: 8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        let total = word & 0xF_FFFF_FFFF
+        guard total == 0, let decodedFrames, decodedFrames > 0, decodedFrames <= 0xF_FFFF_FFFF else { return }
+        let repaired = (word & ~0xF_FFFF_FFFF) | decodedFrames
+        try editor.write((0..<8).map { UInt8(truncatingIfNeeded: repaired >> UInt64(56 - 8 * $0)) }, at: 18)
+        fixes.append("total samples set to \(decodedFrames)")
+    }
+
+    /// Rewrites the Xing/Info frame's frame and byte counts, which LAME fills in only at
+    /// the end (until then decoders stop at the count it started with), and cuts a torn frame.
+    private static func repairMP3(_ file: InputFile, _ editor: InPlaceEditor, _ fixes: inout [String]) throws(TagEditError) {
+        var start: Int64 = 0
+        let head = try file.read(at: 0, upTo: 10)
+        if head.count == 10, head.starts(withASCII: "ID3") {
+            start = 10 + head[6...9].reduce(Int64(0)) { $0 << 7 | Int64($1 & 0x7F) }
+        }
+        var offset = start
+        var frames: UInt32 = 0
+        var firstFrame: (offset: Int64, length: Int)?
+        while offset < file.size {
+            let header = try file.read(at: offset, upTo: 4)
+            guard header.count == 4, let length = ID3Tags.frameLength(header), Int64(length) <= file.size - offset else { break }
+            if firstFrame == nil { firstFrame = (offset, length) }
+            frames += 1
+            offset += Int64(length)
+        }
+        guard let firstFrame, frames > 1 else { throw file.malformed("it holds no complete MPEG frame") }
+        let tail = try file.read(at: offset, upTo: 128)
+        if offset < file.size, !tail.starts(withASCII: "TAG") {
+            try editor.truncate(to: offset)
+            fixes.append("cut \(file.size - offset) bytes of a torn frame")
+        }
+        let frame = try file.read(at: firstFrame.offset, count: firstFrame.length)
+        guard let tag = (0..<max(0, frame.count - 16)).first(where: {
+            frame[$0..<$0 + 4].elementsEqual("Xing".utf8) || frame[$0..<$0 + 4].elementsEqual("Info".utf8)
+        }) else { return }
+        let flags = frame[tag + 4..<tag + 8].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+        var field = Int64(tag + 8)
+        // The Xing frame itself counts as no audio frame.
+        let audioFrames = frames - 1
+        if flags & 1 != 0 {
+            try editor.write(audioFrames.bigEndianBytes, at: firstFrame.offset + field)
+            field += 4
+        }
+        if flags & 2 != 0 {
+            try editor.write(UInt32(clamping: offset - firstFrame.offset).bigEndianBytes, at: firstFrame.offset + field)
+        }
+        if flags & 3 != 0 { fixes.append("Xing frame counts set to \(audioFrames) frames") }
+    }
+}
+
+/// Writes and truncates a file in place, through one descriptor.
+private final class InPlaceEditor {
+    private let descriptor: Int32
+    private let path: String
+
+    init(path: String) throws(TagEditError) {
+        descriptor = open(path, O_RDWR | O_CLOEXEC)
+        self.path = path
+        guard descriptor >= 0 else { throw TagEditError(path: path, message: "cannot open for repair: \(systemError())") }
+    }
+
+    deinit { close(descriptor) }
+
+    func write(_ bytes: [UInt8], at offset: Int64) throws(TagEditError) {
+        let written = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, off_t(offset)) }
+        guard written == bytes.count else { throw TagEditError(path: path, message: "cannot write: \(systemError())") }
+    }
+
+    func truncate(to length: Int64) throws(TagEditError) {
+        guard ftruncate(descriptor, off_t(length)) == 0 else {
+            throw TagEditError(path: path, message: "cannot truncate: \(systemError())")
+        }
+    }
+
+    func synchronize() throws(TagEditError) {
+        guard fsync(descriptor) == 0 else { throw TagEditError(path: path, message: "cannot sync: \(systemError())") }
+    }
+}
+
+extension UInt32 {
+    fileprivate var littleEndianBytes: [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: self >> UInt32(8 * $0)) } }
+    fileprivate var bigEndianBytes: [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: self >> UInt32(24 - 8 * $0)) } }
+}

@@ -1,0 +1,44 @@
+import Bus
+import VoiceMemoCore
+
+/// Tells the user that a recording finished, through org.freedesktop.Notifications.
+///
+/// Fire and forget: the call wants no reply, so a missing notification server costs
+/// nothing and never delays the daemon (the bus drops the call, or starts an activatable
+/// server).
+struct DesktopNotifier {
+    let connection: BusConnection
+
+    static let service = BusName("org.freedesktop.Notifications")
+    static let path = ObjectPath("/org/freedesktop/Notifications")
+
+    func recordingFinished(_ memo: MemoInfo, successfully: Bool) {
+        let name = memo.title.isEmpty ? "Memo \(memo.id)" : memo.title
+        let length = Self.clock(memo.duration)
+        notify(
+            summary: successfully ? "Voice memo saved" : "Voice memo ended early",
+            body: successfully ? "\(name) — \(length)" : "\(name) — \(length) kept; the recording was cut short",
+            urgency: successfully ? 1 : 2)
+    }
+
+    /// Notify(app_name, replaces_id, app_icon, summary, body, actions, hints, expire_timeout).
+    private func notify(summary: String, body: String, urgency: UInt8) {
+        connection.callWithoutReply(
+            destination: Self.service, path: Self.path, interface: InterfaceName("org.freedesktop.Notifications"),
+            member: MemberName("Notify"),
+            arguments: [
+                .string("voicememo"), .uint32(0), .string("audio-input-microphone"), .string(summary), .string(body),
+                .stringArray([]),
+                .stringDictionary(["urgency": .byte(urgency), "desktop-entry": .string("org.example.VoiceMemo")]),
+                .int32(-1),
+            ])
+    }
+
+    /// `H:MM:SS` or `M:SS`, as a person reads a length.
+    static func clock(_ seconds: Double) -> String {
+        let whole = Int(seconds.rounded())
+        let (hours, minutes, rest) = (whole / 3600, whole / 60 % 60, whole % 60)
+        let twoDigits = { (value: Int) in value < 10 ? "0\(value)" : "\(value)" }
+        return hours > 0 ? "\(hours):\(twoDigits(minutes)):\(twoDigits(rest))" : "\(minutes):\(twoDigits(rest))"
+    }
+}

@@ -1,0 +1,88 @@
+import AudioContainers
+import Foundation
+import SoundFile
+import Testing
+import VoiceMemoCore
+
+/// Damage as a crash leaves it, made to a finished file, then repaired.
+@Suite("Crash repair")
+struct CrashRepairTests {
+    /// Cuts the file to `length` bytes, as a kill mid-write leaves it.
+    func truncate(_ fixture: MemoFixture, to length: Int) throws {
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: fixture.path))
+        try handle.truncate(atOffset: UInt64(length))
+        try handle.close()
+    }
+
+    func patch(_ fixture: MemoFixture, at offset: Int, _ bytes: [UInt8]) throws {
+        var data = fixture.bytes
+        data.replaceSubrange(offset..<offset + bytes.count, with: bytes)
+        try data.write(to: URL(fileURLWithPath: fixture.path))
+    }
+
+    @Test func aTornWaveGetsSizesFromItsRealLength() throws {
+        let fixture = try MemoFixture(.wav)
+        defer { fixture.remove() }
+        let dataStart = fixture.bytes.count - 96000 * 2
+        try truncate(fixture, to: dataStart + 48000 * 2 + 1)  // a second, and half a frame
+        try patch(fixture, at: dataStart - 4, [0xFF, 0xFF, 0xFF, 0x7F])  // a size never written back
+        let fixes = try CrashRepair.repair(fileAt: fixture.path, container: .wav)
+        #expect(!fixes.isEmpty)
+        let decoded = try Decoded(fixture.path)
+        #expect(decoded.frameCount == 48000)
+        #expect(decoded.samples.count == 48000)
+        #expect(fixture.bytes.count == dataStart + 96000)
+        #expect(try CrashRepair.repair(fileAt: fixture.path, container: .wav).isEmpty, "repair is idempotent")
+    }
+
+    @Test(arguments: [AudioFormat.opus, .vorbis])
+    func aTornOggStreamEndsAtItsLastWholePage(format: AudioFormat) throws {
+        let fixture = try MemoFixture(format)
+        defer { fixture.remove() }
+        try truncate(fixture, to: fixture.bytes.count - 100)  // the last page torn
+        let fixes = try CrashRepair.repair(fileAt: fixture.path, container: .ogg)
+        #expect(fixes.contains { $0.contains("torn page") })
+        #expect(fixes.contains { $0.contains("end-of-stream") })
+        // What survives is whole pages: how much audio that is depends on the codec's page
+        // size (Vorbis fills ~4 KiB pages, about 0.4 s here), so only bounds are fixed.
+        let decoded = try Decoded(fixture.path)
+        #expect(decoded.frameCount > 0 && decoded.frameCount < 96000)
+        #expect(decoded.samples.count == decoded.frameCount, "the header's length is the decodable length")
+        #expect(try CrashRepair.repair(fileAt: fixture.path, container: .ogg).isEmpty)
+    }
+
+    @Test func aFlacWithoutItsTotalGetsTheDecodedLength() throws {
+        let fixture = try MemoFixture(.flac)
+        defer { fixture.remove() }
+        var word = [UInt8](fixture.bytes[18..<26])
+        word[3] &= 0xF0  // clear the 36-bit total, as an unfinished encoder leaves it
+        word[4...7] = [0, 0, 0, 0]
+        try patch(fixture, at: 18, word)
+        #expect(try SoundFileReader(path: fixture.path).frameCount != 96000)
+        let fixes = try CrashRepair.repair(fileAt: fixture.path, container: .flac, decodedFrames: 96000)
+        #expect(fixes == ["total samples set to 96000"])
+        #expect(try Decoded(fixture.path).frameCount == 96000)
+    }
+
+    @Test func anMP3GetsItsXingCountsFromTheFrames() throws {
+        let fixture = try MemoFixture(.mp3)
+        defer { fixture.remove() }
+        let complete = try Decoded(fixture.path)
+        let bytes = [UInt8](fixture.bytes)
+        let xing = try #require((0..<bytes.count - 12).first { bytes[$0..<$0 + 4].elementsEqual("Xing".utf8) || bytes[$0..<$0 + 4].elementsEqual("Info".utf8) })
+        try patch(fixture, at: xing + 8, [0, 0, 0, 10])  // a frame count from early in the recording
+        #expect(try Decoded(fixture.path).frameCount < complete.frameCount / 2)
+        let fixes = try CrashRepair.repair(fileAt: fixture.path, container: .mp3)
+        #expect(fixes.contains { $0.contains("Xing") })
+        #expect(abs(try Decoded(fixture.path).frameCount - complete.frameCount) < 1152 * 2)
+    }
+
+    @Test func garbageIsRefusedNotTrapped() throws {
+        let fixture = try MemoFixture(.wav)
+        defer { fixture.remove() }
+        try Data(repeating: 0x41, count: 300).write(to: URL(fileURLWithPath: fixture.path))
+        for container in [TagContainer.wav, .ogg, .flac, .mp3] {
+            #expect(throws: TagEditError.self) { try CrashRepair.repair(fileAt: fixture.path, container: container) }
+        }
+    }
+}

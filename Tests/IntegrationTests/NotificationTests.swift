@@ -1,0 +1,61 @@
+import Bus
+import Foundation
+import XCTest
+
+/// Desktop notifications: off unless enabled, sent to org.freedesktop.Notifications when a
+/// recording finishes, and harmless when no notification server runs.
+final class NotificationTests: IntegrationTestCase {
+    private var recorder: VoiceMemoProxy!
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        recorder = try VoiceMemoProxy(session: fixture.session)
+    }
+
+    override func tearDownWithError() throws {
+        recorder = nil
+        try super.tearDownWithError()
+    }
+
+    private func recordMemo(title: String) throws {
+        let memo = try recorder.recordWithOptions([
+            "format": .string("wav"), "duration": .double(0.4), "title": .string(title),
+        ])
+        try recorder.waitForSignal("RecordingFinished", timeout: .seconds(5)) { $0.arguments.first?.objectPath == memo }
+    }
+
+    func testFinishedRecordingsAreAnnouncedOnlyWhenEnabled() throws {
+        // A stand-in notification server: it owns the name, and dbus-monitor shows what it is sent.
+        let server = try BusConnection.connect(address: fixture.session.busAddress)
+        XCTAssertTrue(try server.requestName(BusName("org.freedesktop.Notifications")))
+        let monitor = try fixture.session.launch(
+            "dbus-monitor", ["--address", fixture.session.busAddress, "type='method_call',interface='org.freedesktop.Notifications'"],
+            logName: "notifications")
+        defer { _ = monitor.terminate() }
+        let log = { (try? String(contentsOf: self.fixture.session.logFile("notifications"), encoding: .utf8)) ?? "" }
+        try waitUntil("dbus-monitor is listening", timeout: .seconds(5)) { !log().isEmpty }
+
+        XCTAssertEqual(try recorder.property("NotificationsEnabled").boolean, false, "off by default")
+        try recordMemo(title: "Quiet")
+        try recordMemo(title: "Still quiet")  // by now a Notify for the first would have arrived
+        XCTAssertFalse(log().contains("member=Notify"), log())
+
+        try recorder.setProperty("NotificationsEnabled", .boolean(true))
+        try recordMemo(title: "Standup")
+        try waitUntil("the daemon calls Notify", timeout: .seconds(5)) { log().contains("Standup") }
+        let call = log()
+        XCTAssertTrue(call.contains("member=Notify"), call)
+        XCTAssertTrue(call.contains("string \"voicememo\""), call)
+        XCTAssertTrue(call.contains("string \"Voice memo saved\""), call)
+        XCTAssertTrue(call.contains("Standup — 0:00"), call)
+    }
+
+    func testNoNotificationServerIsHarmless() throws {
+        try recorder.setProperty("NotificationsEnabled", .boolean(true))
+        try recordMemo(title: "Nobody listens")
+        try recordMemo(title: "Still fine")
+        XCTAssertTrue(daemon.isRunning)
+        XCTAssertEqual(try recorder.state, "idle")
+        XCTAssertFalse(daemon.log.contains("error"), daemon.log)
+    }
+}

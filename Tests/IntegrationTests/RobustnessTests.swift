@@ -1,0 +1,138 @@
+import Bus
+import Foundation
+import SoundFile
+import XCTest
+
+/// Nothing lost: crashes, SIGTERM and a full disk never cost audio already captured.
+final class RobustnessTests: IntegrationTestCase {
+    private var recorder: VoiceMemoProxy!
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        recorder = try VoiceMemoProxy(session: fixture.session)
+    }
+
+    override func tearDownWithError() throws {
+        recorder = nil
+        try super.tearDownWithError()
+    }
+
+    /// A small deterministic generator, so a failing kill moment can be replayed.
+    private struct SeededGenerator: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return state
+        }
+    }
+
+    // 1. SIGKILL at random moments: every memo decodes, keeps its audio, is reported once.
+    func testSigkillMidRecordingLosesAtMostTheLastSecond() throws {
+        var random = SeededGenerator(state: 20261129)
+        var daemon = self.daemon
+        var restarted: [Daemon] = []
+        defer { restarted.forEach { _ = $0.stop() } }
+        let formats = ["wav", "flac", "opus"]
+        for round in 0..<10 {
+            let format = formats[round % formats.count]
+            let memo = try recorder.recordWithOptions(["format": .string(format)])
+            let started = Date()
+            Thread.sleep(forTimeInterval: Double.random(in: 1.0...2.5, using: &random))  // the kill moment
+            XCTAssertEqual(daemon.kill(), .signalled(SIGKILL))
+            let recorded = Date().timeIntervalSince(started)
+
+            daemon = try fixture.launchDaemon()
+            restarted.append(daemon)
+            let report = try recorder.waitForSignal("RecordingFinished", timeout: .seconds(5)) { $0.arguments.first?.objectPath == memo }
+            XCTAssertEqual(report.arguments.last?.boolean, false, "a crashed memo is reported as not successful")
+
+            let url = try recorder.file(of: memo)
+            let file = try SoundFileReader(path: url.path)
+            let decoded = file.readFloats().count / file.channelCount
+            let kept = Double(decoded) / Double(file.sampleRate)
+            let allowed = format == "wav" ? 0.2 : 1.0
+            XCTAssertGreaterThanOrEqual(kept, recorded - allowed, "round \(round) \(format): kept \(kept) s of \(recorded) s")
+            XCTAssertEqual(Double(file.frameCount) / Double(file.sampleRate), kept, accuracy: 0.05, "the header tells the real length")
+            try assertStandardDecoderAccepts(url, format: format)
+        }
+        try recorder.drainSignals()
+        let reports = recorder.received.filter { $0.member.rawValue == "RecordingFinished" }
+        XCTAssertEqual(reports.count, 10, "each crashed memo is reported exactly once")
+        XCTAssertEqual(Set(reports.compactMap { $0.arguments.first?.objectPath }).count, 10)
+        XCTAssertFalse(
+            FileManager.default.fileExists(atPath: fixture.session.memoDirectory.appendingPathComponent(".voicememo-recording").path),
+            "the journal is empty once every memo is recovered")
+    }
+
+    /// `flac -t` and `opusinfo` are the codecs' own checkers.
+    private func assertStandardDecoderAccepts(_ url: URL, format: String, line: UInt = #line) throws {
+        let checker: (String, [String])? = format == "flac" ? ("flac", ["-t", "-s", url.path]) : format == "opus" ? ("opusinfo", [url.path]) : nil
+        guard let (tool, arguments) = checker else { return }
+        let output = try fixture.session.run(tool, arguments)
+        XCTAssertEqual(output.status, 0, "\(tool) rejects \(url.lastPathComponent): \(output)", line: line)
+        // A FLAC cut short by a crash has no MD5 (the encoder writes it at the end); the
+        // format allows that, and flac says so. Any other warning fails.
+        let warnings = (output.stderr + output.stdout).split(separator: "\n").filter {
+            $0.contains("WARNING") && !$0.contains("MD5 signature since it was unset")
+        }
+        XCTAssertEqual(warnings, [], "\(tool): \(output)", line: line)
+    }
+
+    // 2. SIGTERM finishes the open memo properly and exits 0.
+    func testSigtermFinalizesTheOpenMemo() throws {
+        let memo = try recorder.recordWithOptions(["format": .string("flac")])
+        let started = Date()
+        Thread.sleep(forTimeInterval: 1.5)
+        XCTAssertEqual(daemon.stop(), .exited(0))
+        let elapsed = Date().timeIntervalSince(started)
+        let file = try SoundFileReader(path: recorder.file(of: memo).path)
+        XCTAssertEqual(file.duration, elapsed, accuracy: 0.1)
+        XCTAssertEqual(file.readFloats().count / file.channelCount, file.frameCount, "finalized: the header's length is exact")
+        try assertStandardDecoderAccepts(recorder.file(of: memo), format: "flac")
+        let finished = try recorder.waitForSignal("RecordingFinished") { $0.arguments.first?.objectPath == memo }
+        XCTAssertEqual(finished.arguments.last?.boolean, true)
+    }
+
+    // 3. A full disk: EncodeError, RecordingFinished(false), a decodable partial file, and
+    // recording works again once there is space.
+    func testAFullDiskKeepsWhatWasWrittenAndRecoversWhenFreed() throws {
+        let directory = fixture.session.memoDirectory
+        XCTAssertEqual(daemon.stop(), .exited(0))
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let mount = try fixture.session.run("mount", ["-t", "tmpfs", "-o", "size=1m,mode=0700", "tmpfs", directory.path])
+        XCTAssertEqual(mount.status, 0, "mounting a 1 MiB tmpfs needs root: \(mount)")
+        defer { _ = try? fixture.session.run("umount", ["-l", directory.path]) }
+        let small = try fixture.launchDaemon()
+        defer { _ = small.stop() }
+
+        let memo = try recorder.recordWithOptions(["format": .string("wav"), "sample-rate": .uint32(96000), "channels": .uint32(2)])
+        let error = try recorder.waitForSignal("EncodeError", timeout: .seconds(10)) { $0.arguments.first?.objectPath == memo }
+        XCTAssertTrue(error.arguments.last?.string?.contains("No space left") == true, "\(error.arguments)")
+        let finished = try recorder.waitForSignal("RecordingFinished") { $0.arguments.first?.objectPath == memo }
+        XCTAssertEqual(finished.arguments.last?.boolean, false)
+        XCTAssertEqual(try recorder.state, "idle")
+        let url = try recorder.file(of: memo)
+        do {  // closed before the file is removed, or tmpfs keeps its space
+            let partial = try SoundFileReader(path: url.path)
+            XCTAssertGreaterThan(partial.duration, 1.0, "the audio written before the disk filled is kept")
+            XCTAssertEqual(partial.readFloats().count / 2, partial.frameCount, "and its header is true")
+        }
+
+        try FileManager.default.removeItem(at: url)
+        let next = try recorder.recordWithOptions(["format": .string("wav"), "duration": .double(0.5)])
+        let done = try recorder.waitForSignal("RecordingFinished", timeout: .seconds(5)) { $0.arguments.first?.objectPath == next }
+        XCTAssertEqual(done.arguments.last?.boolean, true, "recording works again once there is space")
+    }
+
+    // A memo directory that cannot be written answers Storage, naming the path.
+    func testAnUnwritableMemoDirectoryIsAStorageError() throws {
+        XCTAssertEqual(daemon.stop(), .exited(0))
+        let blocked = fixture.session.root.appendingPathComponent("not-a-directory")
+        try Data("x".utf8).write(to: blocked)
+        let other = try fixture.launchDaemon(environment: ["XDG_DATA_HOME": blocked.path])
+        defer { _ = other.stop() }
+        let error = try XCTUnwrap(recorder.callFailing("Record"))
+        XCTAssertEqual(error.name.rawValue, "org.example.VoiceMemo.Error.Storage")
+        XCTAssertTrue(error.message.contains(blocked.path), error.message)
+    }
+}
