@@ -9,11 +9,20 @@ BINDIR  := $(PREFIX)/bin
 DATADIR := $(PREFIX)/share
 SWIFT   ?= swift
 CONFIG  ?= release
+# Desktop files: XDG autostart lives in $(SYSCONFDIR)/xdg/autostart, the default of
+# $XDG_CONFIG_DIRS (/etc, also for PREFIX=/usr/local, since no desktop looks elsewhere).
+SYSCONFDIR ?= /etc
+MANDIR     := $(DATADIR)/man
+UNITDIR    := $(PREFIX)/lib/systemd/user
+DOCDIR     := $(DATADIR)/doc/voicememo
+# Set to a directory holding built voicememod and voicememo to install those without building.
+BINARIES   ?=
 
 # What building needs, and what the tests and `make run` need on top.
 BUILD_PACKAGES := libpulse-dev libdbus-1-dev libsndfile1-dev pkg-config
 RUN_PACKAGES   := dbus-daemon pulseaudio pulseaudio-utils
-TEST_PACKAGES  := $(RUN_PACKAGES) systemd sox pipewire pipewire-bin pipewire-pulse wireplumber flac opus-tools
+TEST_PACKAGES  := $(RUN_PACKAGES) systemd sox pipewire pipewire-bin pipewire-pulse wireplumber playerctl desktop-file-utils \
+                  flac opus-tools
 
 # The audio servers the integration suite runs on, one after the other. Setting
 # VOICEMEMO_TEST_SERVER (pulseaudio or pipewire) narrows it to that one.
@@ -64,14 +73,40 @@ test: test-deps
 	if [ -n "$$failed" ]; then echo "== failed: $${failed#, } =="; exit 1; fi; \
 	echo "== passed: unit tests, integration tests on $(TEST_SERVERS) =="
 
-install: build
-	install -Dm755 "$(BIN_PATH)/voicememod" "$(DESTDIR)$(BINDIR)/voicememod"
-	install -Dm755 "$(BIN_PATH)/voicememo" "$(DESTDIR)$(BINDIR)/voicememo"
+# Everything `make install` puts in place, and exactly what `make uninstall` removes.
+INSTALLED := \
+	$(BINDIR)/voicememod \
+	$(BINDIR)/voicememo \
+	$(DATADIR)/dbus-1/interfaces/org.example.VoiceMemo.xml \
+	$(DATADIR)/dbus-1/services/org.example.VoiceMemo.service \
+	$(UNITDIR)/voicememo.service \
+	$(SYSCONFDIR)/xdg/autostart/voicememo.desktop \
+	$(DATADIR)/applications/org.example.VoiceMemo.desktop \
+	$(MANDIR)/man1/voicememod.1 \
+	$(MANDIR)/man1/voicememo.1 \
+	$(DATADIR)/bash-completion/completions/voicememo \
+	$(DOCDIR)/examples/waybar-voicememo.jsonc \
+	$(DOCDIR)/examples/polybar-voicememo.ini
+
+# Installs data/$(1) as $(2), with @bindir@ replaced by where the binaries go.
+install-template = install -d "$(dir $(DESTDIR)$(2))" && sed 's|@bindir@|$(BINDIR)|g' "data/$(1)" > "$(DESTDIR)$(2)" && chmod 644 "$(DESTDIR)$(2)"
+
+install: $(if $(BINARIES),,build)
+	install -Dm755 "$(or $(BINARIES),$(BIN_PATH))/voicememod" "$(DESTDIR)$(BINDIR)/voicememod"
+	install -Dm755 "$(or $(BINARIES),$(BIN_PATH))/voicememo" "$(DESTDIR)$(BINDIR)/voicememo"
 	install -Dm644 data/org.example.VoiceMemo.xml "$(DESTDIR)$(DATADIR)/dbus-1/interfaces/org.example.VoiceMemo.xml"
+	$(call install-template,org.example.VoiceMemo.service,$(DATADIR)/dbus-1/services/org.example.VoiceMemo.service)
+	$(call install-template,voicememo.service,$(UNITDIR)/voicememo.service)
+	$(call install-template,voicememo.desktop,$(SYSCONFDIR)/xdg/autostart/voicememo.desktop)
+	$(call install-template,org.example.VoiceMemo.desktop,$(DATADIR)/applications/org.example.VoiceMemo.desktop)
+	install -Dm644 data/voicememod.1 "$(DESTDIR)$(MANDIR)/man1/voicememod.1"
+	install -Dm644 data/voicememo.1 "$(DESTDIR)$(MANDIR)/man1/voicememo.1"
+	install -Dm644 data/voicememo.bash-completion "$(DESTDIR)$(DATADIR)/bash-completion/completions/voicememo"
+	install -Dm644 data/waybar-voicememo.jsonc "$(DESTDIR)$(DOCDIR)/examples/waybar-voicememo.jsonc"
+	install -Dm644 data/polybar-voicememo.ini "$(DESTDIR)$(DOCDIR)/examples/polybar-voicememo.ini"
 
 uninstall:
-	rm -f "$(DESTDIR)$(BINDIR)/voicememod" "$(DESTDIR)$(BINDIR)/voicememo" \
-		"$(DESTDIR)$(DATADIR)/dbus-1/interfaces/org.example.VoiceMemo.xml"
+	rm -f $(foreach file,$(INSTALLED),"$(DESTDIR)$(file)")
 
 clean:
 	rm -rf .build

@@ -73,6 +73,19 @@ queue.sync {
         exit(status: 1, "cannot own \(Contract.busName.rawValue): \(error.message)")
     }
 }
+// MPRIS (issue 9): memo playback for media keys, playerctl and desktop media widgets, on
+// the same object server under a second well-known name.
+let mediaPlayer = queue.sync {
+    let mediaPlayer = MediaPlayerService(player: library.player, library: library, server: library.server)
+    do throws(BusError) {
+        if try !connection.requestName(MediaPlayerNames.busName) {
+            fputs("voicememod: \(MediaPlayerNames.busName.rawValue) is owned by someone else; media keys will not reach voicememo\n", stderr)
+        }
+    } catch {
+        fputs("voicememod: cannot own \(MediaPlayerNames.busName.rawValue): \(error.message)\n", stderr)
+    }
+    return mediaPlayer
+}
 
 queue.async {
     for memo in recovered { service.reportRecovered(memo) }

@@ -1,0 +1,273 @@
+import Bus
+import Dispatch
+import VoiceMemoCore
+
+/// The names MPRIS 2.2 fixes for voicememo's media-player object.
+enum MediaPlayerNames {
+    /// Owned beside `org.example.VoiceMemo`; `playerctl -p voicememo` finds it by this suffix.
+    static let busName = BusName("org.mpris.MediaPlayer2.voicememo")
+    static let path = ObjectPath("/org/mpris/MediaPlayer2")
+    static let rootInterface = InterfaceName("org.mpris.MediaPlayer2")
+    static let playerInterface = InterfaceName("org.mpris.MediaPlayer2.Player")
+    /// The track id MPRIS reserves for "no current track".
+    static let noTrack = ObjectPath("/org/mpris/MediaPlayer2/TrackList/NoTrack")
+    /// The application entry desktops match the player with (`data/org.example.VoiceMemo.desktop`).
+    static let desktopEntry = "org.example.VoiceMemo"
+}
+
+/// `/org/mpris/MediaPlayer2`: memo playback for media keys, `playerctl`, waybar's mpris
+/// module and GNOME Shell's media widget, as two declarative tables over `MemoPlayer`.
+///
+/// The current track is the memo last played (by MPRIS or by a memo's own `Play`); until
+/// one has played there is none (`NoTrack`) and `Play` starts the newest memo. Next and
+/// Previous walk the library newest first. A track id is the memo's own object path
+/// (`/org/example/VoiceMemo/Memo/<id>`), since MPRIS forbids players paths under
+/// `/org/mpris`. Stopping keeps the current track; the end of a memo stops.
+///
+/// Lives on the daemon's queue with the player, the library and the bus connection.
+final class MediaPlayerService {
+    private let player: MemoPlayer
+    private let library: MemoLibraryService
+    private let server: BusObjectServer
+    /// The memo the transport acts on, kept after playback stops.
+    private var selected: String?
+    /// The values last announced, so PropertiesChanged carries only real changes.
+    private var announced: [String: BusValue] = [:]
+    /// The library newest first, rebuilt only after it changes.
+    private var cachedIDs: [String]?
+    /// Set while one track replaces another, so clients never see a passing "Stopped".
+    private var isSwitchingTrack = false
+
+    init(player: MemoPlayer, library: MemoLibraryService, server: BusObjectServer) {
+        self.player = player
+        self.library = library
+        self.server = server
+        server.export(MediaPlayerNames.path, interfaces: [rootInterface, playerInterface])
+        player.onStatusChanged = { [weak self] in self?.playerChanged() }
+        library.onChange = { [weak self] in self?.libraryChanged() }
+        announced = announcedValues()
+    }
+
+    // MARK: The tables
+
+    private var rootInterface: BusInterface {
+        BusInterface(
+            name: MediaPlayerNames.rootInterface,
+            methods: [
+                // Nothing to raise (no window) and quitting is the session's business.
+                BusMethod("Raise") { call in call.reply() },
+                BusMethod("Quit") { call in call.reply() },
+            ],
+            properties: [
+                BusProperty("CanQuit", "b", changeSignal: .constant) { .boolean(false) },
+                BusProperty("CanRaise", "b", changeSignal: .constant) { .boolean(false) },
+                BusProperty("HasTrackList", "b", changeSignal: .constant) { .boolean(false) },
+                BusProperty("Identity", "s", changeSignal: .constant) { .string("Voice Memos") },
+                BusProperty("DesktopEntry", "s", changeSignal: .constant) { .string(MediaPlayerNames.desktopEntry) },
+                BusProperty("SupportedUriSchemes", "as", changeSignal: .constant) { .stringArray([]) },
+                BusProperty("SupportedMimeTypes", "as", changeSignal: .constant) { .stringArray([]) },
+            ])
+    }
+
+    private var playerInterface: BusInterface {
+        BusInterface(
+            name: MediaPlayerNames.playerInterface,
+            methods: [
+                BusMethod("Next") { [weak self] call in call.answer(Result { () throws(RecorderError) in try self?.step(forward: true); return [] }) },
+                BusMethod("Previous") { [weak self] call in call.answer(Result { () throws(RecorderError) in try self?.step(forward: false); return [] }) },
+                BusMethod("Pause") { [player] call in
+                    player.pause()
+                    call.reply()
+                },
+                BusMethod("PlayPause") { [weak self] call in
+                    call.answer(Result { () throws(RecorderError) in
+                        if self?.player.playing != nil, self?.player.isPaused == false { self?.player.pause() } else { try self?.play() }
+                        return []
+                    })
+                },
+                BusMethod("Stop") { [player] call in
+                    player.stop()
+                    call.reply()
+                },
+                BusMethod("Play") { [weak self] call in call.answer(Result { () throws(RecorderError) in try self?.play(); return [] }) },
+                BusMethod("Seek", in: [BusArgument("Offset", "x")]) { [weak self] call in
+                    call.answer(Result { () throws(RecorderError) in try self?.seek(by: call.arguments[0].int64 ?? 0); return [] })
+                },
+                BusMethod("SetPosition", in: [BusArgument("TrackId", "o"), BusArgument("Position", "x")]) { [weak self] call in
+                    self?.setPosition(call.arguments[1].int64 ?? -1, track: call.arguments[0].objectPath ?? .root)
+                    call.reply()
+                },
+                BusMethod("OpenUri", in: [BusArgument("Uri", "s")]) { call in
+                    call.fail(BusError(ErrorName("org.freedesktop.DBus.Error.NotSupported"), "voicememo plays only its own memos; SupportedUriSchemes is empty"))
+                },
+            ],
+            properties: [
+                BusProperty("PlaybackStatus", "s") { [weak self] in .string(self?.playbackStatus ?? "Stopped") },
+                // Rate 0 means pause, per MPRIS; other rates are not supported and are ignored.
+                BusProperty(
+                    "Rate", "d", access: .readWrite, get: { .double(1) },
+                    set: { [weak self] value throws(BusError) in if value.double == 0 { self?.player.pause() } }),
+                BusProperty("Metadata", "a{sv}") { [weak self] in self?.metadata ?? .stringDictionary([:]) },
+                // Playback goes out at full scale; the desktop's mixer sets the level.
+                BusProperty("Volume", "d", access: .readWrite, get: { .double(1) }, set: { _ throws(BusError) in }),
+                BusProperty("Position", "x", changeSignal: .none) { [player] in .int64(MediaTransport.microseconds(player.position)) },
+                BusProperty("MinimumRate", "d", changeSignal: .constant) { .double(1) },
+                BusProperty("MaximumRate", "d", changeSignal: .constant) { .double(1) },
+                BusProperty("CanGoNext", "b") { [weak self] in .boolean(self?.neighbour(forward: true) != nil) },
+                BusProperty("CanGoPrevious", "b") { [weak self] in .boolean(self?.neighbour(forward: false) != nil) },
+                BusProperty("CanPlay", "b") { [weak self] in .boolean(self?.trackToPlay != nil) },
+                BusProperty("CanPause", "b") { [weak self] in .boolean(self?.currentTrack != nil) },
+                BusProperty("CanSeek", "b") { [weak self] in .boolean(self?.currentTrack != nil) },
+                BusProperty("CanControl", "b", changeSignal: .none) { .boolean(true) },
+            ],
+            signals: [BusSignalSpec("Seeked", [BusArgument("Position", "x")])])
+    }
+
+    // MARK: State
+
+    private var ids: [String] {
+        if let cachedIDs { return cachedIDs }
+        let ids = library.idsNewestFirst
+        cachedIDs = ids
+        return ids
+    }
+
+    /// The memo the player has, else the one last selected if it still exists.
+    private var currentTrack: MemoInfo? {
+        (player.playing?.id ?? selected).flatMap(library.info(id:))
+    }
+
+    /// What Play starts when stopped: the current track, else the newest memo.
+    private var trackToPlay: String? {
+        currentTrack?.id ?? MediaTransport.defaultTrack(newestFirst: ids)
+    }
+
+    private var playbackStatus: String {
+        player.playing == nil ? "Stopped" : player.isPaused ? "Paused" : "Playing"
+    }
+
+    private func neighbour(forward: Bool) -> String? {
+        guard let current = currentTrack?.id else { return nil }
+        return forward
+            ? MediaTransport.next(after: current, newestFirst: ids)
+            : MediaTransport.previous(before: current, newestFirst: ids)
+    }
+
+    private var metadata: BusValue {
+        guard let memo = currentTrack, let file = library.reference(id: memo.id)?.path else {
+            return .stringDictionary(["mpris:trackid": .objectPath(MediaPlayerNames.noTrack)])
+        }
+        return .stringDictionary([
+            "mpris:trackid": .objectPath(trackID(memo.id)),
+            "mpris:length": .int64(MediaTransport.microseconds(memo.duration)),
+            "xesam:title": .string(memo.title.isEmpty ? Self.untitledName(memo.fileName) : memo.title),
+            "xesam:url": .string(MediaTransport.fileURL(path: file)),
+        ])
+    }
+
+    private func trackID(_ id: String) -> ObjectPath { Contract.memoParentPath.appending(id) }
+
+    /// A memo without a title is shown by its file name, without the extension.
+    private static func untitledName(_ fileName: String) -> String {
+        guard let dot = fileName.lastIndex(of: "."), dot != fileName.startIndex else { return fileName }
+        return String(fileName[..<dot])
+    }
+
+    // MARK: Transport
+
+    /// Play: resume when paused, nothing when playing, else start the current track or the newest memo.
+    private func play() throws(RecorderError) {
+        if player.playing != nil {
+            player.resume()
+            return
+        }
+        guard let id = trackToPlay else { return }
+        try start(id, paused: false)
+    }
+
+    private func start(_ id: String, paused: Bool) throws(RecorderError) {
+        isSwitchingTrack = true
+        defer {
+            isSwitchingTrack = false
+            announceChanges()
+        }
+        try library.play(id: id, paused: paused)
+    }
+
+    /// Next/Previous: playing or paused goes on in the same state on the neighbour; stopped
+    /// only selects it. With no neighbour CanGoNext/CanGoPrevious are false, so the methods
+    /// do nothing; a Seek past the end of the oldest memo stops (`stopsAtEnd`), per MPRIS.
+    private func step(forward: Bool, stopsAtEnd: Bool = false) throws(RecorderError) {
+        guard currentTrack != nil else { return }
+        guard let target = neighbour(forward: forward) else {
+            if stopsAtEnd { player.stop() }
+            return
+        }
+        if player.playing != nil {
+            try start(target, paused: player.isPaused)
+        } else {
+            selected = target
+            announceChanges()
+        }
+    }
+
+    private func seek(by offset: Int64) throws(RecorderError) {
+        guard player.playing != nil, let memo = currentTrack else { return }
+        let position = MediaTransport.microseconds(player.position)
+        switch MediaTransport.seek(from: position, by: offset, length: MediaTransport.microseconds(memo.duration)) {
+        case .position(let target): move(to: target)
+        case .next: try step(forward: true, stopsAtEnd: true)
+        }
+    }
+
+    private func setPosition(_ position: Int64, track: ObjectPath) {
+        guard player.playing != nil, let memo = currentTrack,
+              let target = MediaTransport.setPosition(
+                  position, trackID: track.rawValue, currentTrackID: trackID(memo.id).rawValue,
+                  length: MediaTransport.microseconds(memo.duration))
+        else { return }
+        move(to: target)
+    }
+
+    private func move(to microseconds: Int64) {
+        player.seek(to: Double(microseconds) / 1_000_000)
+        server.emit(
+            MemberName("Seeked"), on: MediaPlayerNames.path, interface: MediaPlayerNames.playerInterface,
+            arguments: [.int64(microseconds)])
+    }
+
+    // MARK: Announcements
+
+    private func playerChanged() {
+        if let playing = player.playing { selected = playing.id }
+        if !isSwitchingTrack { announceChanges() }
+    }
+
+    private func libraryChanged() {
+        cachedIDs = nil
+        if let id = selected, library.info(id: id) == nil, player.playing?.id != id { selected = nil }
+        announceChanges()
+    }
+
+    /// The properties PropertiesChanged reports, by name.
+    private static let announcedNames = [
+        "PlaybackStatus", "Metadata", "CanPlay", "CanPause", "CanSeek", "CanGoNext", "CanGoPrevious",
+    ]
+
+    private func announcedValues() -> [String: BusValue] {
+        var values: [String: BusValue] = [:]
+        for property in playerInterface.properties where Self.announcedNames.contains(property.name) {
+            values[property.name] = property.get()
+        }
+        return values
+    }
+
+    /// Emits PropertiesChanged with whatever changed since the last announcement.
+    private func announceChanges() {
+        let now = announcedValues()
+        let changed = Self.announcedNames.filter { now[$0] != announced[$0] }
+        announced = now
+        guard !changed.isEmpty else { return }
+        server.propertiesChanged(on: MediaPlayerNames.path, interface: MediaPlayerNames.playerInterface, names: changed)
+    }
+}
