@@ -48,30 +48,20 @@ public struct LevelMeter: Sendable {
     /// this completes (normally none or one).
     public mutating func add(_ buffer: UnsafeRawBufferPointer, frameCount: Int, type: SampleType) -> Levels? {
         switch type {
-        case .int16: accumulate(buffer.bindMemory(to: Int16.self), frameCount: frameCount, scale: 1 / 32768)
-        case .int32: accumulate(buffer.bindMemory(to: Int32.self), frameCount: frameCount, scale: 1 / 2_147_483_648)
-        case .float32: accumulate(buffer.bindMemory(to: Float.self), frameCount: frameCount, scale: 1)
+        case .int16: accumulate(buffer.bindMemory(to: Int16.self), frameCount: frameCount) { Double($0) / 32768 }
+        case .int32: accumulate(buffer.bindMemory(to: Int32.self), frameCount: frameCount) { Double($0) / 2_147_483_648 }
+        case .float32: accumulate(buffer.bindMemory(to: Float.self), frameCount: frameCount) { Double($0) }
         }
     }
 
-    private mutating func accumulate<Sample: BinaryInteger>(
-        _ samples: UnsafeBufferPointer<Sample>, frameCount: Int, scale: Double
+    /// Adds frames of any sample type; `fullScale` maps a sample to ±1.
+    private mutating func accumulate<Sample>(
+        _ samples: UnsafeBufferPointer<Sample>, frameCount: Int, fullScale: (Sample) -> Double
     ) -> Levels? {
         var completed: Levels?
         for frame in 0..<frameCount {
             for channel in 0..<channels {
-                add(Double(samples[frame * channels + channel]) * scale, channel: channel)
-            }
-            if let levels = endFrame() { completed = levels }
-        }
-        return completed
-    }
-
-    private mutating func accumulate(_ samples: UnsafeBufferPointer<Float>, frameCount: Int, scale: Double) -> Levels? {
-        var completed: Levels?
-        for frame in 0..<frameCount {
-            for channel in 0..<channels {
-                add(Double(samples[frame * channels + channel]) * scale, channel: channel)
+                add(fullScale(samples[frame * channels + channel]), channel: channel)
             }
             if let levels = endFrame() { completed = levels }
         }

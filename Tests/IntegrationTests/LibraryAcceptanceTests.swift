@@ -7,18 +7,7 @@ import XCTest
 
 /// The memo library on the bus: memo objects, ObjectManager, rename, delete, playback and
 /// files copied in by hand, against the real daemon and audio server.
-final class LibraryAcceptanceTests: IntegrationTestCase {
-    private var recorder: VoiceMemoProxy!
-
-    override func setUpWithError() throws {
-        try super.setUpWithError()
-        recorder = try VoiceMemoProxy(session: fixture.session)
-    }
-
-    override func tearDownWithError() throws {
-        recorder = nil
-        try super.tearDownWithError()
-    }
+final class LibraryAcceptanceTests: RecorderTestCase {
 
     /// Records a memo of `seconds` with `options` and waits until it is finished.
     private func recordMemo(_ seconds: Double, _ options: [String: BusValue] = ["format": .string("wav")]) throws -> ObjectPath {

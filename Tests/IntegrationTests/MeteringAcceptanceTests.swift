@@ -4,20 +4,10 @@ import SoundFile
 import XCTest
 
 /// Metering, the live views and silence detection against the real daemon and the known tone.
-final class MeteringAcceptanceTests: IntegrationTestCase {
-    private var recorder: VoiceMemoProxy!
+final class MeteringAcceptanceTests: RecorderTestCase {
     /// The stimulus's peak: a 0.5 full-scale sine.
     private let tonePeak = 20 * log10(0.5 * 32767 / 32768)
 
-    override func setUpWithError() throws {
-        try super.setUpWithError()
-        recorder = try VoiceMemoProxy(session: fixture.session)
-    }
-
-    override func tearDownWithError() throws {
-        recorder = nil
-        try super.tearDownWithError()
-    }
 
     private func levels() throws -> (average: [Double], peak: [Double]) {
         let reply = try recorder.call("GetLevels")

@@ -4,18 +4,7 @@ import XCTest
 
 /// Desktop notifications: off unless enabled, sent to org.freedesktop.Notifications when a
 /// recording finishes, and harmless when no notification server runs.
-final class NotificationTests: IntegrationTestCase {
-    private var recorder: VoiceMemoProxy!
-
-    override func setUpWithError() throws {
-        try super.setUpWithError()
-        recorder = try VoiceMemoProxy(session: fixture.session)
-    }
-
-    override func tearDownWithError() throws {
-        recorder = nil
-        try super.tearDownWithError()
-    }
+final class NotificationTests: RecorderTestCase {
 
     private func recordMemo(title: String) throws {
         let memo = try recorder.recordWithOptions([

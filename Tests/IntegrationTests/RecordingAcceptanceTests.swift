@@ -7,18 +7,7 @@ import XCTest
 
 /// The recorder daemon's acceptance list: real daemon, real bus, real audio server, and
 /// every recording checked by what it contains.
-final class RecordingAcceptanceTests: IntegrationTestCase {
-    private var recorder: VoiceMemoProxy!
-
-    override func setUpWithError() throws {
-        try super.setUpWithError()
-        recorder = try VoiceMemoProxy(session: fixture.session)
-    }
-
-    override func tearDownWithError() throws {
-        recorder = nil
-        try super.tearDownWithError()
-    }
+final class RecordingAcceptanceTests: RecorderTestCase {
 
     /// Runs `busctl --user` in the session and returns its output, failing on a non-zero exit.
     @discardableResult

@@ -4,31 +4,12 @@ import SoundFile
 import XCTest
 
 /// Nothing lost: crashes, SIGTERM and a full disk never cost audio already captured.
-final class RobustnessTests: IntegrationTestCase {
-    private var recorder: VoiceMemoProxy!
+final class RobustnessTests: RecorderTestCase {
 
-    override func setUpWithError() throws {
-        try super.setUpWithError()
-        recorder = try VoiceMemoProxy(session: fixture.session)
-    }
-
-    override func tearDownWithError() throws {
-        recorder = nil
-        try super.tearDownWithError()
-    }
-
-    /// A small deterministic generator, so a failing kill moment can be replayed.
-    private struct SeededGenerator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return state
-        }
-    }
 
     // 1. SIGKILL at random moments: every memo decodes, keeps its audio, is reported once.
     func testSigkillMidRecordingLosesAtMostTheLastSecond() throws {
-        var random = SeededGenerator(state: 20261129)
+        var random = SeededGenerator(seed: 20261129)
         var daemon = self.daemon
         var restarted: [Daemon] = []
         defer { restarted.forEach { _ = $0.stop() } }
