@@ -3,6 +3,9 @@
 #   make test     unit tests, then the integration suite against private servers
 #   make install  PREFIX=/usr/local DESTDIR=…
 
+# Recipes use bash for `set -o pipefail`, so piping a test run through tee keeps its status.
+SHELL := /bin/bash
+
 PREFIX  ?= /usr/local
 DESTDIR ?=
 BINDIR  := $(PREFIX)/bin
@@ -58,20 +61,25 @@ run: build
 
 # Unit tests need no servers and run once; the integration suite starts its own bus and
 # audio server and runs on each of TEST_SERVERS. Every run happens even after one has
-# failed, and the summary names each that failed.
+# failed, and the summary names each that failed, then counts the tests of all runs.
+TEST_LOG := .build/test.log
 test: test-deps
 	$(SWIFT) build --build-tests
-	@failed=; \
+	@set -o pipefail; failed=; mkdir -p .build; : > $(TEST_LOG); \
 	echo "== unit tests =="; \
-	$(SWIFT) test --skip-build --skip '^IntegrationTests\.' \
+	$(SWIFT) test --skip-build --disable-xctest --skip '^IntegrationTests\.' 2>&1 | tee -a $(TEST_LOG) \
 		|| { echo "== unit tests FAILED =="; failed="$$failed, unit tests"; }; \
 	for server in $(TEST_SERVERS); do \
 		echo "== integration tests on $$server =="; \
-		VOICEMEMO_TEST_SERVER=$$server $(SWIFT) test --skip-build --filter '^IntegrationTests\.' \
+		VOICEMEMO_TEST_SERVER=$$server $(SWIFT) test --skip-build --disable-swift-testing --filter '^IntegrationTests\.' 2>&1 \
+			| tee -a $(TEST_LOG) \
 			|| { echo "== integration tests FAILED on $$server =="; failed="$$failed, integration tests on $$server"; }; \
 	done; \
-	if [ -n "$$failed" ]; then echo "== failed: $${failed#, } =="; exit 1; fi; \
-	echo "== passed: unit tests, integration tests on $(TEST_SERVERS) =="
+	passed=$$(grep -E "^Test Case '.*' passed|^✔ Test .* passed after" $(TEST_LOG) | grep -vc "Test run with"); \
+	failures=$$(grep -E "^Test Case '.*' failed|^✘ Test .* failed after" $(TEST_LOG) | grep -vc "Test run with"); \
+	if [ -n "$$failed" ]; then echo "== failed: $${failed#, } =="; else echo "== passed: unit tests, integration tests on $(TEST_SERVERS) =="; fi; \
+	echo "$$passed passed, $$failures failed"; \
+	[ -z "$$failed" ]
 
 # Everything `make install` puts in place, and exactly what `make uninstall` removes.
 INSTALLED := \
