@@ -36,7 +36,7 @@ public final class CaptureStream: AudioCapture {
         do {
             try Pulse.read(stream, into: buffer)
         } catch {
-            throw .audioServer(error.description)
+            throw error.isDeviceLost ? .deviceLost(error.description) : .audioServer(error.description)
         }
     }
 }

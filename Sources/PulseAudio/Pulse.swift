@@ -63,7 +63,9 @@ enum Pulse {
     static func read(_ stream: OpaquePointer, into buffer: UnsafeMutableRawBufferPointer) throws(PulseError) {
         var error: Int32 = 0
         guard pa_simple_read(stream, buffer.baseAddress, buffer.count, &error) == 0 else {
-            throw PulseError(operation: "reading captured audio", message: message(error))
+            var failure = PulseError(operation: "reading captured audio", message: message(error))
+            failure.isDeviceLost = error == Int32(PA_ERR_KILLED.rawValue) || error == Int32(PA_ERR_NOENTITY.rawValue)
+            throw failure
         }
     }
 

@@ -1,6 +1,10 @@
 import Dispatch
 import Synchronization
 
+#if canImport(Glibc)
+    import Glibc  // usleep
+#endif
+
 /// Moves audio from a capture stream into a file on a thread of its own, so the bus never
 /// waits on the audio server and the audio never waits on the bus.
 ///
@@ -25,6 +29,12 @@ public final class CapturePipeline: @unchecked Sendable {
     public var onStarted: ((Result<String, RecorderError>) -> Void)?
     /// Called once after the file is closed.
     public var onEnded: ((Ending, RecorderError?) -> Void)?
+    /// Called when the capture stream fails mid-recording; the file stays open and the
+    /// pipeline keeps trying to reconnect until `giveUp()` or `stop()`.
+    public var onCaptureLost: ((RecorderError) -> Void)?
+    /// Called when a lost capture stream is connected again (with the new source's name);
+    /// audio goes on into the same file.
+    public var onCaptureRestored: ((String) -> Void)?
     /// Called after each metering window (about 100 ms) of written audio while
     /// `isMeteringEnabled`, with the levels and the recorded time at its end.
     public var onLevels: ((Levels, Double) -> Void)?
@@ -38,6 +48,7 @@ public final class CapturePipeline: @unchecked Sendable {
 
     private let isPaused = Atomic<Bool>(false)
     private let isStopRequested = Atomic<Bool>(false)
+    private let isGivenUp = Atomic<Bool>(false)
     private let recordedFrameCount = Atomic<Int>(0)
     private let meteringFlag = Atomic<Bool>(false)
     private let lastLevels: Mutex<Levels>
@@ -90,6 +101,9 @@ public final class CapturePipeline: @unchecked Sendable {
     /// Ends the recording after the read in progress; `onEnded` follows once the file is closed.
     public func stop() { isStopRequested.store(true, ordering: .relaxed) }
 
+    /// Stops waiting for a lost capture stream: the recording ends with `.captureFailed`.
+    public func giveUp() { isGivenUp.store(true, ordering: .relaxed) }
+
     private func run() {
         let capture: AudioCapture
         do {
@@ -102,9 +116,37 @@ public final class CapturePipeline: @unchecked Sendable {
         }
         let sourceName = capture.sourceName
         deliver { $0.onStarted?(.success(sourceName)) }
-        let ending = pump(from: capture)
+        var current = capture
+        var ending: Ending
+        while true {
+            ending = pump(from: current)
+            // A lost stream is not the end of the memo: wait for the server (or device) to
+            // come back and go on writing into the same, still valid, file.
+            guard case .captureFailed(let error) = ending else { break }
+            deliver { $0.onCaptureLost?(error) }
+            guard let restored = reconnect() else { break }
+            current = restored
+            let name = restored.sourceName
+            deliver { $0.onCaptureRestored?(name) }
+        }
         let closeError = closeSink()
-        deliver { $0.onEnded?(ending, closeError) }
+        let finalEnding = ending
+        deliver { $0.onEnded?(finalEnding, closeError) }
+    }
+
+    /// Opens a new capture stream with growing pauses (100 ms … 1 s) until it works, or
+    /// returns nil once the recording is stopped or given up.
+    private func reconnect() -> AudioCapture? {
+        var pause = 100
+        while !isStopRequested.load(ordering: .relaxed) && !isGivenUp.load(ordering: .relaxed) {
+            if let capture = try? backend.openCapture(request: request, framesPerRead: framesPerRead) { return capture }
+            // Sleep in short steps so a stop is honoured promptly.
+            for _ in 0..<(pause / 20) where !isStopRequested.load(ordering: .relaxed) {
+                usleep(20_000)
+            }
+            pause = min(pause * 2, 1000)
+        }
+        return nil
     }
 
     private func pump(from capture: AudioCapture) -> Ending {

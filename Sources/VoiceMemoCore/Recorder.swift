@@ -101,7 +101,11 @@ public final class Recorder: @unchecked Sendable {
         case .recording:
             open!.pipeline!.pause()
             setState(.paused)
-        case .paused, .interrupted:
+        case .interrupted:
+            // Takes effect when the interruption ends.
+            open!.pipeline?.pause()
+            open!.interruption?.stateBefore = .paused
+        case .paused:
             break
         case .scheduled:
             throw .notRecording("the recording has not started yet; Cancel it, or wait for its start time")
@@ -115,7 +119,10 @@ public final class Recorder: @unchecked Sendable {
         dispatchPrecondition(condition: .onQueue(queue))
         switch state {
         case .paused: resumeOpen()
-        case .recording, .scheduled, .interrupted: break
+        case .interrupted:
+            open!.pipeline?.resume()
+            open!.interruption?.stateBefore = .recording
+        case .recording, .scheduled: break
         case .idle: throw .notRecording("nothing is paused; call Record to start a memo")
         }
     }
@@ -233,6 +240,12 @@ public final class Recorder: @unchecked Sendable {
         pipeline.onEnded = { [weak self, unowned recording] ending, closeError in
             self?.captureEnded(recording, ending: ending, closeError: closeError)
         }
+        pipeline.onCaptureLost = { [weak self, unowned recording] error in
+            self?.captureLost(recording, error)
+        }
+        pipeline.onCaptureRestored = { [weak self, unowned recording] source in
+            self?.captureRestored(recording, source: source)
+        }
         pipeline.onLevels = { [weak self, unowned recording] levels, time in
             guard let self, open === recording, state == .recording else { return }
             observer?.recorder(self, didMeasure: levels, currentTime: time)
@@ -255,8 +268,39 @@ public final class Recorder: @unchecked Sendable {
         }
     }
 
+    /// The server or device went away mid-recording: the memo waits, interrupted, for it to
+    /// come back, and is finished unsuccessfully if it does not within `reconnectTimeout`.
+    private func captureLost(_ recording: OpenRecording, _ error: RecorderError) {
+        guard open === recording, recording.interruption == nil else { return }
+        let reason: InterruptionReason = if case .deviceLost = error { .deviceLost } else { .serverLost }
+        recording.interruption = Interruption(reason: reason, stateBefore: state)
+        setState(.interrupted)
+        observer?.recorder(self, interruption: reason, began: true, shouldResume: true)
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.schedule(deadline: .now() + .milliseconds(Int(defaults.reconnectTimeout * 1000)))
+        timer.setEventHandler { [weak recording] in recording?.pipeline?.giveUp() }
+        recording.reconnectTimer = timer
+        timer.activate()
+    }
+
+    /// The lost stream is back: the interruption ends and the route says where from.
+    private func captureRestored(_ recording: OpenRecording, source: String) {
+        guard let interruption = recording.interruption else { return }
+        recording.reconnectTimer?.cancel()
+        recording.reconnectTimer = nil
+        recording.interruption = nil
+        let previous = recording.activeSource
+        recording.activeSource = source
+        guard open === recording else { return }
+        setState(interruption.stateBefore, also: [.activeSource])
+        observer?.recorder(self, interruption: interruption.reason, began: false, shouldResume: true)
+        let route: RouteChangeReason = interruption.reason == .serverLost ? .serverRestarted : .newDeviceAvailable
+        observer?.recorder(self, didChangeRoute: route, from: previous, to: source)
+    }
+
     private func captureEnded(_ recording: OpenRecording, ending: CapturePipeline.Ending, closeError: RecorderError?) {
         recording.keepAlive = nil
+        recording.reconnectTimer?.cancel()
         defer { journal.remove(recording.fileName) }
         closing[recording.memo.id] = nil
         if open === recording {
@@ -269,7 +313,8 @@ public final class Recorder: @unchecked Sendable {
         case .stopped, .durationReached, .silenceReached:
             break
         case .captureFailed(let error):
-            successfully = false
+            // Stopped by the user while waiting for the server: what was captured is complete.
+            successfully = recording.isStoppedByUser && closeError == nil
             failure = failure ?? error
         case .writeFailed(let error):
             successfully = false
@@ -296,6 +341,7 @@ public final class Recorder: @unchecked Sendable {
 
     private func close(_ recording: OpenRecording, cancelling: Bool, completion: @escaping Completion<Void>) {
         open = nil
+        recording.isStoppedByUser = true
         recording.isCancelled = cancelling
         setState(.idle, also: [.currentMemo, .activeSource])
         if let timer = recording.timer {
@@ -321,6 +367,12 @@ public final class Recorder: @unchecked Sendable {
     }
 }
 
+/// An interruption in progress: why, and the state to return to when it ends.
+private struct Interruption {
+    var reason: InterruptionReason
+    var stateBefore: RecorderState
+}
+
 /// One memo from `Record` until its file is closed; confined to the recorder's queue.
 private final class OpenRecording: @unchecked Sendable {
     let memo: MemoReference
@@ -330,6 +382,10 @@ private final class OpenRecording: @unchecked Sendable {
     var activeSource = ""
     var isCancelled = false
     var failedToStart = false
+    var isStoppedByUser = false
+    /// Set while the capture stream is lost and the pipeline reconnects.
+    var interruption: Interruption?
+    var reconnectTimer: DispatchSourceTimer?
     var completions: [Recorder.Completion<Void>] = []
     /// Holds the recording alive while its pipeline runs, even after the recorder lets go.
     var keepAlive: OpenRecording?

@@ -10,6 +10,9 @@ public struct RecorderDefaults: Codable, Equatable, Sendable {
     public var isMeteringEnabled: Bool = false
     /// Whether finished recordings are announced with a desktop notification.
     public var areNotificationsEnabled: Bool = false
+    /// How long a recording waits for a lost audio server (or device) to come back before it
+    /// is finished unsuccessfully; a setting only (`settings.json`), not a bus property.
+    public var reconnectTimeout: Double = 60
 
     /// Opus, 48 kHz, mono, medium: right for voice.
     public init() {}
@@ -27,5 +30,6 @@ public struct RecorderDefaults: Codable, Equatable, Sendable {
             try container.decodeIfPresent(Bool.self, forKey: .isMeteringEnabled) ?? fallback.isMeteringEnabled
         areNotificationsEnabled =
             try container.decodeIfPresent(Bool.self, forKey: .areNotificationsEnabled) ?? fallback.areNotificationsEnabled
+        reconnectTimeout = try container.decodeIfPresent(Double.self, forKey: .reconnectTimeout) ?? fallback.reconnectTimeout
     }
 }

@@ -11,6 +11,8 @@ public enum RecorderError: Error, Equatable, Sendable {
     case noSuchMemo(String)
     /// The audio server refused or failed.
     case audioServer(String)
+    /// The device being recorded went away while the server stayed.
+    case deviceLost(String)
     /// The memo directory or a memo file could not be written.
     case storage(String)
     /// The combination asked for is valid alone but cannot be recorded.
@@ -20,7 +22,7 @@ public enum RecorderError: Error, Equatable, Sendable {
     public var message: String {
         switch self {
         case .invalidArgument(let message), .notRecording(let message), .busy(let message),
-            .noSuchMemo(let message), .audioServer(let message), .storage(let message),
+            .noSuchMemo(let message), .audioServer(let message), .deviceLost(let message), .storage(let message),
             .unsupported(let message):
             message
         }

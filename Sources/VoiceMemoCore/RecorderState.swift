@@ -14,6 +14,24 @@ public struct MemoReference: Hashable, Sendable {
     }
 }
 
+/// Why a recording was interrupted, as the contract's `Interruption` signal spells it.
+public enum InterruptionReason: String, Sendable, CaseIterable {
+    case systemSleep = "system-sleep"
+    case serverLost = "server-lost"
+    case sessionInactive = "session-inactive"
+    case deviceLost = "device-lost"
+    case inputMuted = "input-muted"
+}
+
+/// Why the audio route changed, as the contract's `RouteChanged` signal spells it.
+public enum RouteChangeReason: String, Sendable, CaseIterable {
+    case newDeviceAvailable = "new-device-available"
+    case oldDeviceUnavailable = "old-device-unavailable"
+    case defaultChanged = "default-changed"
+    case portChanged = "port-changed"
+    case serverRestarted = "server-restarted"
+}
+
 /// The recorder's observable values, named as the bus properties they back.
 public enum RecorderProperty: String, Sendable, CaseIterable {
     case state = "State"
@@ -36,6 +54,11 @@ public protocol RecorderObserver: AnyObject {
     func recorder(_ recorder: Recorder, didFinish memo: MemoReference, successfully: Bool)
     /// Writing a memo failed; what was written before stays on disk.
     func recorder(_ recorder: Recorder, didFailToEncode memo: MemoReference, message: String)
+    /// An interruption began (`began` true) or ended; `shouldResume` tells whether the
+    /// recording goes on by itself when it ends.
+    func recorder(_ recorder: Recorder, interruption reason: InterruptionReason, began: Bool, shouldResume: Bool)
+    /// The source feeding the recording changed.
+    func recorder(_ recorder: Recorder, didChangeRoute reason: RouteChangeReason, from previous: String, to current: String)
     /// A metering window was recorded (only while metering is enabled and recording).
     func recorder(_ recorder: Recorder, didMeasure levels: Levels, currentTime: Double)
 }

@@ -25,7 +25,7 @@ extension BusError {
         case .notRecording: name = "NotRecording"
         case .busy: name = "Busy"
         case .noSuchMemo: name = "NoSuchMemo"
-        case .audioServer: name = "AudioServer"
+        case .audioServer, .deviceLost: name = "AudioServer"
         case .storage: name = "Storage"
         case .unsupported: name = "Unsupported"
         }

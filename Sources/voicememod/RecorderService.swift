@@ -206,6 +206,14 @@ final class RecorderService: RecorderObserver {
         emit("EncodeError", [.objectPath(Contract.path(of: memo)), .string(message)])
     }
 
+    func recorder(_ recorder: Recorder, interruption reason: InterruptionReason, began: Bool, shouldResume: Bool) {
+        emit("Interruption", [.string(began ? "began" : "ended"), .string(reason.rawValue), .boolean(shouldResume)])
+    }
+
+    func recorder(_ recorder: Recorder, didChangeRoute reason: RouteChangeReason, from previous: String, to current: String) {
+        emit("RouteChanged", [.string(reason.rawValue), .string(previous), .string(current)])
+    }
+
     func recorder(_ recorder: Recorder, didMeasure levels: Levels, currentTime: Double) {
         emit("Levels", [Self.decibels(levels.average), Self.decibels(levels.peak), .double(currentTime)])
     }

@@ -10,14 +10,17 @@ final class FakeCapture: AudioCapture, @unchecked Sendable {
     private var next: Int16 = 0
     private var reads = 0
     private let silentAfterReads: Int?
+    private let failAfterReads: Int?
 
-    init(silentAfterReads: Int? = nil) {
+    init(silentAfterReads: Int? = nil, failAfterReads: Int? = nil) {
         self.silentAfterReads = silentAfterReads
+        self.failAfterReads = failAfterReads
     }
 
     func read(into buffer: UnsafeMutableRawBufferPointer) throws(RecorderError) {
         Thread.sleep(forTimeInterval: 0.002)
         reads += 1
+        if let failAfterReads, reads > failAfterReads { throw .audioServer("Connection terminated") }
         let silent = silentAfterReads.map { reads > $0 } ?? false
         let samples = buffer.bindMemory(to: Int16.self)
         for index in samples.indices {
@@ -64,11 +67,21 @@ final class FakeBackend: RecordingBackend, @unchecked Sendable {
     let refuseCapture: Bool
     let failAfterFrames: Int?
     let silentAfterReads: Int?
+    /// The first capture stream fails after this many reads (the server "dies").
+    let loseServerAfterReads: Int?
+    /// Opens refused after the first one: the server's downtime (Int.max: it never returns).
+    let refusedReconnects: Int
+    let opens = Mutex(0)
 
-    init(refuseCapture: Bool = false, failAfterFrames: Int? = nil, silentAfterReads: Int? = nil) {
+    init(
+        refuseCapture: Bool = false, failAfterFrames: Int? = nil, silentAfterReads: Int? = nil,
+        loseServerAfterReads: Int? = nil, refusedReconnects: Int = 0
+    ) {
         self.refuseCapture = refuseCapture
         self.failAfterFrames = failAfterFrames
         self.silentAfterReads = silentAfterReads
+        self.loseServerAfterReads = loseServerAfterReads
+        self.refusedReconnects = refusedReconnects
     }
 
     func makeFileSink(path: String, request: RecordingRequest, tags: MemoTags) throws(RecorderError) -> AudioFileSink {
@@ -83,6 +96,12 @@ final class FakeBackend: RecordingBackend, @unchecked Sendable {
 
     func openCapture(request: RecordingRequest, framesPerRead: Int) throws(RecorderError) -> AudioCapture {
         if refuseCapture { throw .audioServer("Connection refused") }
+        let attempt = opens.withLock { count -> Int in
+            count += 1
+            return count
+        }
+        if attempt == 1 { return FakeCapture(silentAfterReads: silentAfterReads, failAfterReads: loseServerAfterReads) }
+        if attempt - 1 <= refusedReconnects { throw .audioServer("Connection refused") }
         return FakeCapture(silentAfterReads: silentAfterReads)
     }
 
@@ -110,6 +129,17 @@ final class RecordingObserver: RecorderObserver, @unchecked Sendable {
 
     func recorder(_ recorder: Recorder, didFailToEncode memo: MemoReference, message: String) {
         encodeErrors.append(message)
+    }
+
+    var interruptions: [(InterruptionReason, Bool)] = []
+    var routes: [(RouteChangeReason, String, String)] = []
+
+    func recorder(_ recorder: Recorder, interruption reason: InterruptionReason, began: Bool, shouldResume: Bool) {
+        interruptions.append((reason, began))
+    }
+
+    func recorder(_ recorder: Recorder, didChangeRoute reason: RouteChangeReason, from previous: String, to current: String) {
+        routes.append((reason, previous, current))
     }
 
     var measured: [(Levels, Double)] = []

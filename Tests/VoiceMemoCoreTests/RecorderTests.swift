@@ -229,6 +229,32 @@ struct RecorderTests {
         #expect(frames >= 1600 + 2400 && frames <= 1600 + 2400 + 800)
     }
 
+    @Test func aLostServerInterruptsAndTheSameMemoGoesOnWhenItReturns() async throws {
+        let harness = RecorderHarness(backend: FakeBackend(loseServerAfterReads: 10, refusedReconnects: 2))
+        let memo = try await harness.record().get()
+        try await waitUntil(timeout: .seconds(3)) { harness.observer.routes.count == 1 }
+        #expect(harness.observer.interruptions.map(\.0) == [.serverLost, .serverLost])
+        #expect(harness.observer.interruptions.map(\.1) == [true, false])
+        #expect(harness.observer.routes.first?.0 == .serverRestarted)
+        #expect(harness.observer.states == [.recording, .interrupted, .recording])
+        let before = harness.backend.sink(for: memo)!.frames
+        try await waitUntil { harness.backend.sink(for: memo)!.frames > before }
+        _ = try await harness.stop().get()
+        #expect(harness.observer.finished.map(\.1) == [true])
+        #expect(harness.memoFiles.count == 1, "one memo, before and after the outage")
+    }
+
+    @Test func aServerThatStaysAwayFinishesTheMemoUnsuccessfully() async throws {
+        let harness = RecorderHarness(backend: FakeBackend(loseServerAfterReads: 10, refusedReconnects: .max))
+        try harness.sync { recorder throws(RecorderError) in try recorder.updateDefaults { $0.reconnectTimeout = 0.3 } }
+        let memo = try await harness.record().get()
+        try await waitUntil(timeout: .seconds(3)) { harness.observer.finished.count == 1 }
+        #expect(harness.observer.finished.first?.1 == false)
+        #expect(harness.backend.sink(for: memo)!.frames == 10 * CapturePipeline.framesPerRead(sampleRate: 48000))
+        #expect(harness.backend.sink(for: memo)!.isClosed, "what was captured is kept, finalized")
+        #expect(try harness.sync { $0.state } == .idle)
+    }
+
     @Test func defaultsPersistAndAnnounceOnlyRealChanges() throws {
         let harness = RecorderHarness()
         try harness.sync { recorder throws(RecorderError) in

@@ -1,0 +1,91 @@
+import Bus
+import Foundation
+import SoundFile
+import XCTest
+
+/// The audio server going away mid-recording, staying away, or not running at all.
+final class ServerLossTests: RecorderTestCase {
+    /// The seconds of `file` that carry the tone, from its first to its last loud sample.
+    private func tonalRange(_ file: SoundFileReader) -> ClosedRange<Double>? {
+        let samples = file.readFloats()
+        let loud = samples.indices.filter { abs(samples[$0]) > 0.1 }
+        guard let first = loud.first, let last = loud.last else { return nil }
+        return Double(first) / Double(file.sampleRate)...Double(last) / Double(file.sampleRate)
+    }
+
+    // 3a. Killed mid-recording and back 3 s later: interrupted, then the same memo goes on.
+    func testAServerRestartInterruptsAndTheSameMemoContinues() throws {
+        let memo = try recorder.recordWithOptions(["format": .string("wav")])
+        Thread.sleep(forTimeInterval: 1)
+        fixture.audioServer.kill()
+        let began = try recorder.waitForSignal("Interruption", timeout: .seconds(2)) { $0.arguments.first?.string == "began" }
+        XCTAssertEqual(began.arguments.compactMap(\.string), ["began", "server-lost"])
+        XCTAssertEqual(began.arguments.last?.boolean, true)
+        XCTAssertEqual(try recorder.state, "interrupted")
+        let url = try recorder.file(of: memo)
+        XCTAssertEqual(try SoundFileReader(path: url.path).duration, 1, accuracy: 0.15, "the file is valid during the outage")
+
+        Thread.sleep(forTimeInterval: 3)  // the outage
+        try fixture.audioServer.restart()
+        try fixture.stimulus.start()
+        let ended = try recorder.waitForSignal("Interruption", timeout: .seconds(5)) { $0.arguments.first?.string == "ended" }
+        XCTAssertEqual(ended.arguments.compactMap(\.string), ["ended", "server-lost"])
+        let route = try recorder.waitForSignal("RouteChanged", timeout: .seconds(2))
+        XCTAssertEqual(route.arguments.first?.string, "server-restarted")
+        XCTAssertEqual(route.arguments.last?.string, AudioDevices.microphone)
+        XCTAssertEqual(try recorder.state, "recording")
+
+        Thread.sleep(forTimeInterval: 1)
+        XCTAssertEqual(try recorder.call("Stop").first?.objectPath, memo)
+        XCTAssertEqual(recorder.memoFiles.count, 1, "one memo across the outage")
+        let file = try SoundFileReader(path: url.path)
+        XCTAssertEqual(file.duration, 2, accuracy: 0.3, "a second before and a second after; the outage is not recorded")
+        let tone = try XCTUnwrap(tonalRange(file))
+        XCTAssertLessThan(tone.lowerBound, 0.2, "audio from before the outage")
+        XCTAssertGreaterThan(tone.upperBound, file.duration - 0.3, "and from after it")
+        let finished = try recorder.waitForSignal("RecordingFinished") { $0.arguments.first?.objectPath == memo }
+        XCTAssertEqual(finished.arguments.last?.boolean, true)
+    }
+
+    // 3b. A server that stays away past the limit: the memo is finished unsuccessfully, intact.
+    func testAServerThatStaysAwayFinishesTheMemoWithItsAudioIntact() throws {
+        XCTAssertEqual(daemon.stop(), .exited(0))
+        let settings = fixture.session.configDirectory.appendingPathComponent("voicememo")
+        try FileManager.default.createDirectory(at: settings, withIntermediateDirectories: true)
+        try Data(#"{"reconnectTimeout": 2}"#.utf8).write(to: settings.appendingPathComponent("settings.json"))
+        let patient = try fixture.launchDaemon()
+        defer { _ = patient.stop() }
+
+        let memo = try recorder.recordWithOptions(["format": .string("flac")])
+        Thread.sleep(forTimeInterval: 1)
+        fixture.audioServer.kill()
+        try recorder.waitForSignal("Interruption", timeout: .seconds(2)) { $0.arguments.first?.string == "began" }
+        let finished = try recorder.waitForSignal("RecordingFinished", timeout: .seconds(5)) { $0.arguments.first?.objectPath == memo }
+        XCTAssertEqual(finished.arguments.last?.boolean, false)
+        XCTAssertEqual(try recorder.state, "idle")
+        let file = try SoundFileReader(path: recorder.file(of: memo).path)
+        XCTAssertEqual(file.duration, 1, accuracy: 0.15)
+        XCTAssertEqual(file.readFloats().count, file.frameCount, "finalized: the length is exact")
+        XCTAssertTrue(patient.isRunning, "the daemon never exits because the server went away")
+    }
+
+    // 7. No server at start: the daemon serves, Record explains, and works once a server is up.
+    func testTheDaemonStartsWithoutAServerAndRecordsOnceOneAppears() throws {
+        XCTAssertEqual(daemon.stop(), .exited(0))
+        fixture.audioServer.kill()
+        let early = try fixture.launchDaemon()
+        defer { _ = early.stop() }
+        XCTAssertEqual(try recorder.state, "idle")
+        let refused = try XCTUnwrap(recorder.callFailing("Record"))
+        XCTAssertEqual(refused.name.rawValue, "org.example.VoiceMemo.Error.AudioServer")
+        XCTAssertTrue(refused.message.contains("Is PulseAudio or pipewire-pulse running?"), refused.message)
+        XCTAssertEqual(recorder.memoFiles, [])
+
+        try fixture.audioServer.restart()
+        try fixture.stimulus.start()
+        let memo = try recorder.recordWithOptions(["format": .string("wav"), "duration": .double(0.5)])
+        let finished = try recorder.waitForSignal("RecordingFinished", timeout: .seconds(5)) { $0.arguments.first?.objectPath == memo }
+        XCTAssertEqual(finished.arguments.last?.boolean, true)
+        XCTAssertEqual(try SoundFileReader(path: recorder.file(of: memo).path).duration, 0.5, accuracy: 0.01)
+    }
+}
