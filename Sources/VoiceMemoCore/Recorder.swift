@@ -102,9 +102,9 @@ public final class Recorder: @unchecked Sendable {
             open!.pipeline!.pause()
             setState(.paused)
         case .interrupted:
-            // Takes effect when the interruption ends.
+            // Takes effect when the interruptions end.
             open!.pipeline?.pause()
-            open!.interruption?.stateBefore = .paused
+            open!.interruptions.stateBefore = .paused
         case .paused:
             break
         case .scheduled:
@@ -120,8 +120,9 @@ public final class Recorder: @unchecked Sendable {
         switch state {
         case .paused: resumeOpen()
         case .interrupted:
-            open!.pipeline?.resume()
-            open!.interruption?.stateBefore = .recording
+            let recording = open!
+            recording.interruptions.stateBefore = .recording
+            if !recording.interruptions.pausesCapture { recording.pipeline?.resume() }
         case .recording, .scheduled: break
         case .idle: throw .notRecording("nothing is paused; call Record to start a memo")
         }
@@ -268,14 +269,42 @@ public final class Recorder: @unchecked Sendable {
         }
     }
 
+    /// Starts an interruption of the open recording from outside the capture path (system
+    /// sleep, another session taking the seat, a muted input). While any interruption lasts
+    /// `State` is `interrupted`; one that `pausesCapture` stops writing until it ends. A
+    /// reason already in effect, or no open recording, is ignored.
+    public func beginInterruption(_ reason: InterruptionReason, pausesCapture: Bool, shouldResume: Bool = true) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        guard let recording = open, recording.pipeline != nil, recording.interruptions.reasons[reason] == nil else { return }
+        if recording.interruptions.reasons.isEmpty { recording.interruptions.stateBefore = state }
+        recording.interruptions.reasons[reason] = pausesCapture
+        if pausesCapture { recording.pipeline?.pause() }
+        setState(.interrupted)
+        observer?.recorder(self, interruption: reason, began: true, shouldResume: shouldResume)
+    }
+
+    /// Ends an interruption; when none is left the recording returns to the state it was in
+    /// (recording again, or paused), unless `resume` is false: then it stays paused.
+    public func endInterruption(_ reason: InterruptionReason, resume: Bool = true) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        guard let recording = open, recording.interruptions.reasons.removeValue(forKey: reason) != nil else { return }
+        observer?.recorder(self, interruption: reason, began: false, shouldResume: resume)
+        if !resume { recording.interruptions.stateBefore = .paused }
+        // Writing goes on as soon as nothing that stops it is left (a muted input does not).
+        if !recording.interruptions.pausesCapture, recording.interruptions.stateBefore == .recording {
+            recording.pipeline?.resume()
+        }
+        guard recording.interruptions.reasons.isEmpty else { return }
+        setState(recording.interruptions.stateBefore)
+    }
+
     /// The server or device went away mid-recording: the memo waits, interrupted, for it to
     /// come back, and is finished unsuccessfully if it does not within `reconnectTimeout`.
     private func captureLost(_ recording: OpenRecording, _ error: RecorderError) {
-        guard open === recording, recording.interruption == nil else { return }
+        guard open === recording, recording.reconnectTimer == nil else { return }
         let reason: InterruptionReason = if case .deviceLost = error { .deviceLost } else { .serverLost }
-        recording.interruption = Interruption(reason: reason, stateBefore: state)
-        setState(.interrupted)
-        observer?.recorder(self, interruption: reason, began: true, shouldResume: true)
+        recording.lostCapture = reason
+        beginInterruption(reason, pausesCapture: false)
         let timer = DispatchSource.makeTimerSource(queue: queue)
         timer.schedule(deadline: .now() + .milliseconds(Int(defaults.reconnectTimeout * 1000)))
         timer.setEventHandler { [weak recording] in recording?.pipeline?.giveUp() }
@@ -285,16 +314,16 @@ public final class Recorder: @unchecked Sendable {
 
     /// The lost stream is back: the interruption ends and the route says where from.
     private func captureRestored(_ recording: OpenRecording, source: String) {
-        guard let interruption = recording.interruption else { return }
+        guard let reason = recording.lostCapture else { return }
         recording.reconnectTimer?.cancel()
         recording.reconnectTimer = nil
-        recording.interruption = nil
+        recording.lostCapture = nil
         let previous = recording.activeSource
         recording.activeSource = source
         guard open === recording else { return }
-        setState(interruption.stateBefore, also: [.activeSource])
-        observer?.recorder(self, interruption: interruption.reason, began: false, shouldResume: true)
-        let route: RouteChangeReason = interruption.reason == .serverLost ? .serverRestarted : .newDeviceAvailable
+        endInterruption(reason)
+        observer?.recorder(self, didChange: [.activeSource])
+        let route: RouteChangeReason = reason == .serverLost ? .serverRestarted : .newDeviceAvailable
         observer?.recorder(self, didChangeRoute: route, from: previous, to: source)
     }
 
@@ -367,10 +396,14 @@ public final class Recorder: @unchecked Sendable {
     }
 }
 
-/// An interruption in progress: why, and the state to return to when it ends.
-private struct Interruption {
-    var reason: InterruptionReason
-    var stateBefore: RecorderState
+/// The interruptions in effect on a recording and the state to return to after them.
+private struct Interruptions {
+    /// Each reason in effect, and whether it stops writing.
+    var reasons: [InterruptionReason: Bool] = [:]
+    var stateBefore: RecorderState = .recording
+
+    /// Whether any interruption in effect stops writing.
+    var pausesCapture: Bool { reasons.values.contains(true) }
 }
 
 /// One memo from `Record` until its file is closed; confined to the recorder's queue.
@@ -383,8 +416,9 @@ private final class OpenRecording: @unchecked Sendable {
     var isCancelled = false
     var failedToStart = false
     var isStoppedByUser = false
-    /// Set while the capture stream is lost and the pipeline reconnects.
-    var interruption: Interruption?
+    var interruptions = Interruptions()
+    /// Why the capture stream is lost, while the pipeline reconnects.
+    var lostCapture: InterruptionReason?
     var reconnectTimer: DispatchSourceTimer?
     var completions: [Recorder.Completion<Void>] = []
     /// Holds the recording alive while its pipeline runs, even after the recorder lets go.

@@ -188,7 +188,11 @@ struct RecorderTests {
             recorder.record { _ in }
             recorder.stop(completion: done)
         }.get()
-        #expect(harness.backend.sink(for: memo)!.frames == CapturePipeline.framesPerRead(sampleRate: 48000))
+        // At least the one fragment a stop waits for (more if the capture thread was quicker
+        // than the queue), and whole fragments only.
+        let fragment = CapturePipeline.framesPerRead(sampleRate: 48000)
+        let frames = harness.backend.sink(for: memo)!.frames
+        #expect(frames >= fragment && frames % fragment == 0)
         #expect(harness.observer.finished.map(\.1) == [true])
     }
 
@@ -253,6 +257,41 @@ struct RecorderTests {
         #expect(harness.backend.sink(for: memo)!.frames == 10 * CapturePipeline.framesPerRead(sampleRate: 48000))
         #expect(harness.backend.sink(for: memo)!.isClosed, "what was captured is kept, finalized")
         #expect(try harness.sync { $0.state } == .idle)
+    }
+
+    @Test func overlappingInterruptionsPauseOnlyWhileOneThatPausesLasts() async throws {
+        let harness = RecorderHarness()
+        let memo = try await harness.record().get()
+        let sink = harness.backend.sink(for: memo)!
+        harness.queue.sync { harness.recorder.beginInterruption(.inputMuted, pausesCapture: false) }
+        var frames = sink.frames
+        try await waitUntil { sink.frames > frames }  // a muted input is still recorded
+        harness.queue.sync { harness.recorder.beginInterruption(.systemSleep, pausesCapture: true) }
+        try await Task.sleep(for: .milliseconds(10))
+        frames = sink.frames
+        try await Task.sleep(for: .milliseconds(30))
+        #expect(sink.frames == frames, "sleep stops writing")
+        harness.queue.sync { harness.recorder.endInterruption(.systemSleep) }
+        #expect(try harness.sync { $0.state } == .interrupted, "still muted")
+        try await waitUntil { sink.frames > frames }
+        harness.queue.sync { harness.recorder.endInterruption(.inputMuted) }
+        #expect(try harness.sync { $0.state } == .recording)
+        #expect(harness.observer.interruptions.map(\.1) == [true, true, false, false])
+        #expect(harness.observer.states == [.recording, .interrupted, .recording])
+        _ = try await harness.stop().get()
+    }
+
+    @Test func anInterruptionEndedWithoutResumeLeavesTheMemoPaused() async throws {
+        let harness = RecorderHarness()
+        _ = try await harness.record().get()
+        harness.queue.sync {
+            harness.recorder.beginInterruption(.sessionInactive, pausesCapture: true)
+            harness.recorder.endInterruption(.sessionInactive, resume: false)
+        }
+        #expect(try harness.sync { $0.state } == .paused)
+        try harness.sync { recorder throws(RecorderError) in try recorder.resume() }
+        #expect(try harness.sync { $0.state } == .recording)
+        _ = try await harness.stop().get()
     }
 
     @Test func defaultsPersistAndAnnounceOnlyRealChanges() throws {
