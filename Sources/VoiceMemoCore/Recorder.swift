@@ -298,6 +298,20 @@ public final class Recorder: @unchecked Sendable {
         setState(recording.interruptions.stateBefore)
     }
 
+    /// The input feeding the open recording changed (the server moved the stream): the
+    /// route change is announced and `ActiveSource` follows.
+    public func changeRoute(_ reason: RouteChangeReason, to source: String) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        guard let recording = open, recording.pipeline != nil else { return }
+        let previous = recording.activeSource
+        recording.activeSource = source
+        if previous != source { observer?.recorder(self, didChange: [.activeSource]) }
+        observer?.recorder(self, didChangeRoute: reason, from: previous, to: source)
+    }
+
+    /// Whether the open recording is pinned to a named source rather than following the default.
+    public var isPinnedToSource: Bool { open?.request.source != nil }
+
     /// The server or device went away mid-recording: the memo waits, interrupted, for it to
     /// come back, and is finished unsuccessfully if it does not within `reconnectTimeout`.
     private func captureLost(_ recording: OpenRecording, _ error: RecorderError) {

@@ -16,6 +16,8 @@ final class RecorderService: RecorderObserver {
     private let library: MemoLibraryService
     private let server: BusObjectServer
     private let notifier: DesktopNotifier
+    /// Follows the server's inputs for the open recording; told of every recorder change.
+    var routes: AudioRouteService?
 
     init(recorder: Recorder, player: MemoPlayer, library: MemoLibraryService, server: BusObjectServer) {
         self.recorder = recorder
@@ -170,6 +172,7 @@ final class RecorderService: RecorderObserver {
         // Recording over our own playback would capture it through the speakers.
         if properties.contains(.state), recorder.state == .recording { player.stop() }
         announce(properties.map(\.rawValue))
+        if properties.contains(.state) || properties.contains(.activeSource) { routes?.recorderChanged() }
     }
 
     func recorder(_ recorder: Recorder, didFinish memo: MemoReference, successfully: Bool) {

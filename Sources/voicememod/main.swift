@@ -61,6 +61,7 @@ let (service, library, watcher) = queue.sync {
     }
     watcher?.start()
     let service = RecorderService(recorder: recorder, player: player, library: library, server: server)
+    service.routes = AudioRouteService(recorder: recorder, queue: queue)
     return (service, library, watcher)
 }
 
