@@ -47,6 +47,15 @@ public final class BusConnection: @unchecked Sendable {
         return BusConnection(handle: handle)
     }
 
+    /// Connects to the system bus: `DBUS_SYSTEM_BUS_ADDRESS`, else the standard socket.
+    public static func system() throws(BusError) -> BusConnection {
+        precondition(threadsInitialized, "dbus_threads_init_default failed")
+        let handle = try BusError.check("connecting to the system bus") {
+            dbus_bus_get_private(DBUS_BUS_SYSTEM, $0)
+        }
+        return BusConnection(handle: handle)
+    }
+
     /// Connects to the bus daemon at `address` (e.g. `unix:path=/run/bus`) and registers with it.
     public static func connect(address: String) throws(BusError) -> BusConnection {
         precondition(threadsInitialized, "dbus_threads_init_default failed")
@@ -182,6 +191,42 @@ public final class BusConnection: @unchecked Sendable {
         send(message)
     }
 
+    /// Calls a method and hands its reply (or error) to `reply` on the attached queue,
+    /// without blocking it. Service mode only. `reply` runs exactly once: with an error
+    /// reply, a `NoReply` error after `timeout`, or a `Disconnected` error if the bus goes.
+    public func call(
+        destination: BusName, path: ObjectPath, interface: InterfaceName, member: MemberName,
+        arguments: [BusValue] = [], timeout: Duration = .seconds(25),
+        reply: @escaping (Result<[BusValue], BusError>) -> Void
+    ) {
+        guard let queue else { preconditionFailure("call(..., reply:) is for attached connections") }
+        dispatchPrecondition(condition: .onQueue(queue))
+        let message = Message.methodCall(destination: destination, path: path, interface: interface, member: member)
+        message.append(arguments)
+        var pending: OpaquePointer?
+        let sent = message.withUnsafeHandle {
+            dbus_connection_send_with_reply(handle, $0, &pending, timeout.libdbusMilliseconds)
+        }
+        guard sent != 0 else { fatalError("libdbus: out of memory") }
+        guard let pending else {
+            // libdbus gives no pending call when the connection is already closed.
+            queue.async { reply(.failure(BusError(.disconnected, "connection to the bus was lost"))) }
+            return
+        }
+        // The reply is read and dispatched on `queue`, which this function occupies, so
+        // registering the notification now cannot miss it.
+        PendingReply(reply).install(on: pending)
+        dbus_pending_call_unref(pending)
+    }
+
+    /// Routes every incoming signal (those asked for with `addMatch`, and the few the bus
+    /// sends unasked) to `handler` on the attached queue. Service mode only.
+    public func setSignalHandler(_ handler: @escaping (BusSignal) -> Void) {
+        guard let incoming, let queue else { preconditionFailure("connection is not attached") }
+        dispatchPrecondition(condition: .onQueue(queue))
+        incoming.signalHandler = handler
+    }
+
     /// Sends a signal (service mode: on the attached queue).
     public func emitSignal(path: ObjectPath, interface: InterfaceName, member: MemberName, arguments: [BusValue]) {
         assertOnQueueIfAttached()
@@ -222,6 +267,8 @@ private final class IncomingMessages: @unchecked Sendable {
     let onDisconnect: () -> Void
     /// Set by the object server; returns whether it took the call.
     var methodCallHandler: ((Message) -> Bool)?
+    /// Set by `setSignalHandler`; sees every signal but the local Disconnected.
+    var signalHandler: ((BusSignal) -> Void)?
 
     /// `onDisconnect` runs when libdbus reports the connection lost.
     init(onDisconnect: @escaping () -> Void) {
@@ -250,12 +297,57 @@ private final class IncomingMessages: @unchecked Sendable {
         if message.isMethodCall, let methodCallHandler, methodCallHandler(message) {
             return DBUS_HANDLER_RESULT_HANDLED
         }
+        if message.isSignal, let signalHandler, let signal = BusSignal(message) {
+            signalHandler(signal)
+        }
         // Without an object server, libdbus answers method calls with UnknownMethod.
         return DBUS_HANDLER_RESULT_NOT_YET_HANDLED
     }
 }
 
+/// The continuation of one asynchronous call: libdbus keeps one reference as the pending
+/// call's data and releases it when the pending call is freed.
+private final class PendingReply {
+    let reply: (Result<[BusValue], BusError>) -> Void
+
+    init(_ reply: @escaping (Result<[BusValue], BusError>) -> Void) {
+        self.reply = reply
+    }
+
+    func install(on pending: OpaquePointer) {
+        let set = dbus_pending_call_set_notify(
+            pending,
+            { pending, context in
+                Unmanaged<PendingReply>.fromOpaque(context!).takeUnretainedValue().complete(pending!)
+            },
+            Unmanaged.passRetained(self).toOpaque(),
+            { context in Unmanaged<PendingReply>.fromOpaque(context!).release() })
+        guard set != 0 else { fatalError("libdbus: out of memory") }
+    }
+
+    private func complete(_ pending: OpaquePointer) {
+        guard let raw = dbus_pending_call_steal_reply(pending) else {
+            reply(.failure(.failed("the call completed without a reply")))
+            return
+        }
+        let message = Message(adopting: raw)
+        reply(Result { () throws(BusError) in
+            try message.throwIfError()
+            return try message.arguments()
+        })
+    }
+}
+
 extension Message {
+    /// Throws the error an error reply carries; does nothing for other messages.
+    func throwIfError() throws(BusError) {
+        var error = DBusError()
+        dbus_error_init(&error)
+        if withUnsafeHandle({ dbus_set_error_from_message(&error, $0) }) != 0 {
+            throw BusError(consuming: &error)
+        }
+    }
+
     /// The signal libdbus synthesises when the connection drops.
     var isLocalDisconnect: Bool {
         isSignal && interface?.rawValue == "org.freedesktop.DBus.Local" && member?.rawValue == "Disconnected"

@@ -37,6 +37,9 @@ public enum BusValue: Sendable, Equatable {
     case structure([BusValue])
     /// `v`: a value carrying its own type.
     indirect case variant(BusValue)
+    /// `h`: a file descriptor. Sending duplicates it; a received one is a new descriptor
+    /// owned by the value (closed when the last copy goes away).
+    case unixFileDescriptor(UnixFileDescriptor)
 
     /// The D-Bus type signature of this value, e.g. `a{sv}`.
     public var signature: String {
@@ -57,6 +60,7 @@ public enum BusValue: Sendable, Equatable {
         case .dictionary(let key, let value, _): return "a{" + key + value + "}"
         case .structure(let fields): return "(" + fields.map(\.signature).joined() + ")"
         case .variant: return "v"
+        case .unixFileDescriptor: return "h"
         }
     }
 }
@@ -105,6 +109,10 @@ extension BusValue {
 
     /// The payload of `.byte`, else `nil`.
     public var byte: UInt8? { if case .byte(let v) = self { return v } else { return nil } }
+    /// The payload of `.unixFileDescriptor`, else `nil`.
+    public var unixFileDescriptor: UnixFileDescriptor? {
+        if case .unixFileDescriptor(let v) = self { return v } else { return nil }
+    }
     /// The payload of `.boolean`, else `nil`.
     public var boolean: Bool? { if case .boolean(let v) = self { return v } else { return nil } }
     /// The payload of `.int16`, else `nil`.

@@ -19,6 +19,7 @@ internal enum TypeCode {
     static let array = code("a")
     static let structure = code("r")
     static let variant = code("v")
+    static let unixFileDescriptor = code("h")
     /// `{…}` inside an array; its signature characters never appear as a type code.
     static let dictEntry = code("e")
 
@@ -129,7 +130,8 @@ internal final class Message: @unchecked Sendable {
     }
 
     /// Reads the whole body. Throws `InvalidArgs` for types `BusValue` cannot
-    /// represent (unix fds), so a hostile peer gets an error, not a crash.
+    /// represent, so a hostile peer gets an error, not a crash. Each read of a unix fd
+    /// argument yields a new descriptor, owned by the returned value.
     func arguments() throws(BusError) -> [BusValue] {
         var iter = DBusMessageIter()
         guard dbus_message_iter_init(handle, &iter) != 0 else { return [] }  // empty body
@@ -171,6 +173,10 @@ internal final class Message: @unchecked Sendable {
             withContainer(TypeCode.variant, inner.signature, in: &iter) { sub in
                 append(inner, to: &sub)
             }
+        case .unixFileDescriptor(let file):
+            // libdbus duplicates the descriptor; the value keeps its own.
+            guard let descriptor = file.descriptor else { preconditionFailure("cannot send a closed \(file)") }
+            appendBasic(descriptor, TypeCode.unixFileDescriptor, to: &iter)
         }
     }
 
@@ -239,6 +245,11 @@ internal final class Message: @unchecked Sendable {
             return .structure(try readAll(&sub))
         case TypeCode.array:
             return try readArray(&iter)
+        case TypeCode.unixFileDescriptor:
+            // libdbus hands out a duplicate the caller owns, or -1 if the fd was not passed.
+            let descriptor = readBasic(&iter, as: Int32.self)
+            guard descriptor >= 0 else { throw .invalidArgs("a file descriptor argument arrived without its descriptor") }
+            return .unixFileDescriptor(UnixFileDescriptor(adopting: descriptor))
         case let other:
             let code = UInt8(truncatingIfNeeded: other)
             throw .invalidArgs("unsupported D-Bus type '\(Character(Unicode.Scalar(code)))'")

@@ -52,6 +52,8 @@ public final class CapturePipeline: @unchecked Sendable {
     private let recordedFrameCount = Atomic<Int>(0)
     private let meteringFlag = Atomic<Bool>(false)
     private let lastLevels: Mutex<Levels>
+    /// Callers of `synchronize(completion:)` waiting for the capture thread.
+    private let synchronizations = Mutex<[@Sendable () -> Void]>([])
 
     /// Frames per read: 20 ms keeps stop and pause within a fragment of the request.
     public static func framesPerRead(sampleRate: UInt32) -> Int { Int(sampleRate) / 50 }
@@ -98,6 +100,13 @@ public final class CapturePipeline: @unchecked Sendable {
     /// Writes again, appending to the same file.
     public func resume() { isPaused.store(false, ordering: .relaxed) }
 
+    /// Flushes everything written so far to disk (header included) on the capture thread,
+    /// after the read in progress, then calls `completion` on the callback queue. Called
+    /// after `pause()` it covers every frame the recording holds.
+    public func synchronize(completion: @escaping @Sendable () -> Void) {
+        synchronizations.withLock { $0.append(completion) }
+    }
+
     /// Ends the recording after the read in progress; `onEnded` follows once the file is closed.
     public func stop() { isStopRequested.store(true, ordering: .relaxed) }
 
@@ -130,6 +139,10 @@ public final class CapturePipeline: @unchecked Sendable {
             deliver { $0.onCaptureRestored?(name) }
         }
         let closeError = closeSink()
+        // A closed file is as synchronized as it gets.
+        for completion in synchronizations.withLock({ waiting in defer { waiting = [] }; return waiting }) {
+            deliver { _ in completion() }
+        }
         let finalEnding = ending
         deliver { $0.onEnded?(finalEnding, closeError) }
     }
@@ -171,6 +184,7 @@ public final class CapturePipeline: @unchecked Sendable {
             // after the request, so it is dropped for pause but kept for stop.
             if isPaused.load(ordering: .relaxed) {
                 meter.reset()
+                if synchronizeIfRequested() { framesSinceSync = 0 }
                 continue
             }
             var frames = framesPerRead
@@ -183,6 +197,7 @@ public final class CapturePipeline: @unchecked Sendable {
                     try sink.synchronize()
                     framesSinceSync = 0
                 }
+                if synchronizeIfRequested() { framesSinceSync = 0 }
             } catch {
                 return .writeFailed(error)
             }
@@ -195,6 +210,18 @@ public final class CapturePipeline: @unchecked Sendable {
             if let limit, recordedFrames >= limit { return .durationReached }
         }
         return .stopped
+    }
+
+    /// Syncs the file if someone asked to, and tells them; whether it synced.
+    private func synchronizeIfRequested() -> Bool {
+        let waiting = synchronizations.withLock { waiting in
+            defer { waiting = [] }
+            return waiting
+        }
+        guard !waiting.isEmpty else { return false }
+        try? sink.synchronize()
+        for completion in waiting { deliver { _ in completion() } }
+        return true
     }
 
     private func publish(_ levels: Levels) {

@@ -283,6 +283,15 @@ public final class Recorder: @unchecked Sendable {
         observer?.recorder(self, interruption: reason, began: true, shouldResume: shouldResume)
     }
 
+    /// Flushes the open memo's file to disk (audio and header) and calls `completion` on the
+    /// recorder's queue; at once when no memo is being written. Before system sleep, after
+    /// an interruption that pauses capture, it makes the file on disk hold every frame.
+    public func synchronizeOpenMemo(completion: @escaping @Sendable () -> Void) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        guard let pipeline = open?.pipeline else { return completion() }
+        pipeline.synchronize(completion: completion)
+    }
+
     /// Ends an interruption; when none is left the recording returns to the state it was in
     /// (recording again, or paused), unless `resume` is false: then it stays paused.
     public func endInterruption(_ reason: InterruptionReason, resume: Bool = true) {
@@ -308,6 +317,10 @@ public final class Recorder: @unchecked Sendable {
         if previous != source { observer?.recorder(self, didChange: [.activeSource]) }
         observer?.recorder(self, didChangeRoute: reason, from: previous, to: source)
     }
+
+    /// Whether the open recording lost its capture stream and waits for it to come back
+    /// (the capture path, not the route rules, reports what happens next).
+    public var isWaitingForCapture: Bool { open?.lostCapture != nil }
 
     /// Whether the open recording is pinned to a named source rather than following the default.
     public var isPinnedToSource: Bool { open?.request.source != nil }

@@ -13,6 +13,9 @@ public struct RecorderDefaults: Codable, Equatable, Sendable {
     /// How long a recording waits for a lost audio server (or device) to come back before it
     /// is finished unsuccessfully; a setting only (`settings.json`), not a bus property.
     public var reconnectTimeout: Double = 60
+    /// Whether a recording that system sleep interrupted goes on by itself after wake-up
+    /// (otherwise it stays paused); a setting only (`settings.json`).
+    public var resumeAfterSleep: Bool = true
 
     /// Opus, 48 kHz, mono, medium: right for voice.
     public init() {}
@@ -31,5 +34,6 @@ public struct RecorderDefaults: Codable, Equatable, Sendable {
         areNotificationsEnabled =
             try container.decodeIfPresent(Bool.self, forKey: .areNotificationsEnabled) ?? fallback.areNotificationsEnabled
         reconnectTimeout = try container.decodeIfPresent(Double.self, forKey: .reconnectTimeout) ?? fallback.reconnectTimeout
+        resumeAfterSleep = try container.decodeIfPresent(Bool.self, forKey: .resumeAfterSleep) ?? fallback.resumeAfterSleep
     }
 }

@@ -40,6 +40,10 @@ public struct RouteTracker: Sendable {
     /// Forgets the mute state (a new recording starts from scratch).
     public mutating func reset() { isMuted = false }
 
+    /// Forgets what the server looked like (it went away; a restarted server is compared
+    /// with nothing, since its reconnection is reported as `server-restarted`).
+    public mutating func forgetServer() { last = nil }
+
     /// The events `routes` brings for a recording fed by `active`, which follows the default
     /// input unless `isPinned`. Returns also the source feeding the recording afterwards.
     public mutating func update(

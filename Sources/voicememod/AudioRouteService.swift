@@ -22,7 +22,9 @@ final class AudioRouteService {
 
     private func serverChanged(_ snapshot: ServerSnapshot?) {
         guard let snapshot else {
-            latest = nil  // the server is gone; the capture path reports that
+            // The server is gone; the capture path reports that, and its return.
+            latest = nil
+            tracker.forgetServer()
             return
         }
         latest = InputRoutes(
@@ -46,7 +48,11 @@ final class AudioRouteService {
             tracker.reset()
             trackedMemo = memo
         }
-        let isOpen = [.recording, .paused, .interrupted].contains(recorder.state) && !recorder.activeSource.isEmpty
+        // While the capture stream is lost, the server's comings and goings are the capture
+        // path's to report (server-restarted); the rules only keep their view current.
+        let isOpen =
+            [.recording, .paused, .interrupted].contains(recorder.state) && !recorder.activeSource.isEmpty
+            && !recorder.isWaitingForCapture
         let (events, _) = tracker.update(
             routes, active: isOpen ? recorder.activeSource : "", isPinned: recorder.isPinnedToSource)
         for event in events {

@@ -18,6 +18,8 @@ final class RecorderService: RecorderObserver {
     private let notifier: DesktopNotifier
     /// Follows the server's inputs for the open recording; told of every recorder change.
     var routes: AudioRouteService?
+    /// Holds logind's sleep lock while a memo is open; told of every state change.
+    var session: SessionMonitor?
 
     init(recorder: Recorder, player: MemoPlayer, library: MemoLibraryService, server: BusObjectServer) {
         self.recorder = recorder
@@ -173,6 +175,7 @@ final class RecorderService: RecorderObserver {
         if properties.contains(.state), recorder.state == .recording { player.stop() }
         announce(properties.map(\.rawValue))
         if properties.contains(.state) || properties.contains(.activeSource) { routes?.recorderChanged() }
+        if properties.contains(.state) { session?.recorderStateChanged() }
     }
 
     func recorder(_ recorder: Recorder, didFinish memo: MemoReference, successfully: Bool) {

@@ -65,6 +65,11 @@ let (service, library, watcher) = queue.sync {
     return (service, library, watcher)
 }
 
+// logind (issue 6): system sleep and session switches interrupt the recording, and a sleep
+// delay lock is held while a memo is open. Off, with one log line, without a system bus.
+let sessionMonitor = SessionMonitor.start(recorder: recorder, queue: queue)
+queue.sync { service.session = sessionMonitor }
+
 queue.sync {
     do throws(BusError) {
         guard try connection.requestName(Contract.busName) else {

@@ -1,0 +1,160 @@
+import Bus
+import Foundation
+import SoundFile
+import XCTest
+
+/// System sleep and session switches, with logind played by dbusmock on a private system
+/// bus (issue 6, acceptance 4).
+final class SleepTests: RecorderTestCase {
+    override class var launchesDaemon: Bool { false }
+
+    private static let ourLock = LogindMock.Inhibitor(
+        what: "sleep", who: "voicememo", why: "Finishing the open voice memo before sleep", mode: "delay")
+    private static let sessionID = "c1"
+
+    private var logind: LogindMock!
+    private var sessionPath: ObjectPath!
+    private var sleepDaemon: Daemon?
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        logind = try LogindMock(session: fixture.session)
+        sessionPath = try logind.addSession(id: Self.sessionID, isActive: true)
+        sleepDaemon = try launchDaemon(environment: logind.environment)
+    }
+
+    override func tearDownWithError() throws {
+        if let sleepDaemon {
+            sleepDaemon.stop()
+            if (testRun?.totalFailureCount ?? 0) > 0 { print("voicememod log for \(name):\n\(sleepDaemon.log)") }
+        }
+        sleepDaemon = nil
+        logind?.stop()
+        logind = nil
+        try super.tearDownWithError()
+    }
+
+    /// Starts voicememod in our logind session, with `environment` on top.
+    private func launchDaemon(environment: [String: String]) throws -> Daemon {
+        try fixture.launchDaemon(environment: ["XDG_SESSION_ID": Self.sessionID].merging(environment) { $1 })
+    }
+
+    private func waitForLock(_ held: Bool, timeout: Duration = .seconds(5)) throws {
+        try waitUntil(held ? "voicememod holds its sleep delay lock" : "no lock is held", timeout: timeout) {
+            let locks = try logind.inhibitors()
+            return held ? locks == [Self.ourLock] : locks.isEmpty
+        }
+    }
+
+    private func waitForState(_ state: String) throws {
+        try waitUntil("State is \(state)", timeout: .seconds(5)) { try recorder.state == state }
+    }
+
+    // 4. Recording holds the lock; sleep pauses, flushes and releases it; wake-up resumes and takes it back.
+    func testSleepFlushesTheMemoReleasesTheLockAndWakeUpResumes() throws {
+        Thread.sleep(forTimeInterval: 0.5)  // time for a wrong lock to show up
+        XCTAssertEqual(try logind.inhibitors(), [], "no lock while idle")
+        let memo = try recorder.recordWithOptions(["format": .string("wav")])
+        try waitForLock(true)
+        Thread.sleep(forTimeInterval: 1.3)  // some audio, not a whole sync interval's multiple
+
+        try logind.prepareForSleep(true)
+        let began = try recorder.waitForSignal("Interruption") { $0.arguments.first?.string == "began" }
+        XCTAssertEqual(began.arguments.compactMap(\.string), ["began", "system-sleep"])
+        XCTAssertEqual(began.arguments.last?.boolean, true)
+        XCTAssertEqual(try recorder.state, "interrupted")
+        try waitForLock(false)
+        let recorded = try XCTUnwrap(recorder.property("CurrentTime").double)
+        let url = try recorder.file(of: memo)
+        XCTAssertEqual(try SoundFileReader(path: url.path).duration, recorded, accuracy: 0.001, "flushed before the lock went")
+        XCTAssertGreaterThan(recorded, 1.2)
+        Thread.sleep(forTimeInterval: 0.5)  // asleep: nothing is written
+        XCTAssertEqual(try XCTUnwrap(recorder.property("CurrentTime").double), recorded, accuracy: 0.001)
+
+        try logind.prepareForSleep(false)
+        let ended = try recorder.waitForSignal("Interruption") { $0.arguments.first?.string == "ended" }
+        XCTAssertEqual(ended.arguments.compactMap(\.string), ["ended", "system-sleep"])
+        XCTAssertEqual(ended.arguments.last?.boolean, true)
+        try waitForState("recording")
+        try waitForLock(true)
+        Thread.sleep(forTimeInterval: 0.5)
+
+        XCTAssertEqual(try recorder.call("Stop").first?.objectPath, memo)
+        try waitForLock(false)
+        let file = try SoundFileReader(path: url.path)
+        XCTAssertEqual(file.duration, recorded + 0.5, accuracy: 0.25, "the memo goes on after wake-up, the sleep not recorded")
+        XCTAssertEqual(recorder.memoFiles.count, 1)
+    }
+
+    // With resumeAfterSleep off, the memo waits paused after wake-up.
+    func testWithResumeAfterSleepOffTheMemoStaysPausedAfterWakeUp() throws {
+        sleepDaemon?.stop()
+        let settings = fixture.session.settingsDirectory
+        try FileManager.default.createDirectory(at: settings, withIntermediateDirectories: true)
+        try Data(#"{"resumeAfterSleep": false}"#.utf8).write(to: settings.appendingPathComponent("settings.json"))
+        sleepDaemon = try launchDaemon(environment: logind.environment)
+
+        try recorder.recordWithOptions(["format": .string("wav")])
+        try waitForLock(true)
+        try logind.prepareForSleep(true)
+        let began = try recorder.waitForSignal("Interruption") { $0.arguments.first?.string == "began" }
+        XCTAssertEqual(began.arguments.last?.boolean, false, "it will not resume by itself")
+        try waitForLock(false)
+        try logind.prepareForSleep(false)
+        let ended = try recorder.waitForSignal("Interruption") { $0.arguments.first?.string == "ended" }
+        XCTAssertEqual(ended.arguments.compactMap(\.string), ["ended", "system-sleep"])
+        try waitForState("paused")
+        try waitForLock(true)  // the memo is still open
+        try recorder.call("Resume")
+        XCTAssertEqual(try recorder.state, "recording")
+    }
+
+    // Another session taking the seat pauses the memo; getting it back resumes it.
+    func testAnInactiveSessionInterruptsTheRecordingUntilItIsActiveAgain() throws {
+        let memo = try recorder.recordWithOptions(["format": .string("wav")])
+        try waitForLock(true)
+        Thread.sleep(forTimeInterval: 0.5)
+        try logind.setSession(sessionPath, isActive: false)
+        let began = try recorder.waitForSignal("Interruption") { $0.arguments.first?.string == "began" }
+        XCTAssertEqual(began.arguments.compactMap(\.string), ["began", "session-inactive"])
+        XCTAssertEqual(began.arguments.last?.boolean, true)
+        XCTAssertEqual(try recorder.state, "interrupted")
+        let paused = try XCTUnwrap(recorder.property("CurrentTime").double)
+        Thread.sleep(forTimeInterval: 0.5)
+        XCTAssertEqual(try XCTUnwrap(recorder.property("CurrentTime").double), paused, accuracy: 0.05, "nothing written")
+
+        try logind.setSession(sessionPath, isActive: true)
+        let ended = try recorder.waitForSignal("Interruption") { $0.arguments.first?.string == "ended" }
+        XCTAssertEqual(ended.arguments.compactMap(\.string), ["ended", "session-inactive"])
+        try waitForState("recording")
+        XCTAssertEqual(try recorder.call("Stop").first?.objectPath, memo)
+    }
+
+    // No system bus at all: one log line, and recording works as ever.
+    func testWithoutASystemBusTheDaemonSaysSoOnceAndRecords() throws {
+        sleepDaemon?.stop()
+        let missing = fixture.session.runtimeDirectory.appendingPathComponent("no-such-bus").path
+        sleepDaemon = try launchDaemon(environment: ["DBUS_SYSTEM_BUS_ADDRESS": "unix:path=\(missing)"])
+        let memo = try recorder.recordWithOptions(["format": .string("wav"), "duration": .double(0.5)])
+        let finished = try recorder.waitForSignal("RecordingFinished") { $0.arguments.first?.objectPath == memo }
+        XCTAssertEqual(finished.arguments.last?.boolean, true)
+        let log = try XCTUnwrap(sleepDaemon).log
+        XCTAssertEqual(log.components(separatedBy: "sleep and session handling is off").count - 1, 1, log)
+        XCTAssertTrue(log.contains("no system bus"), log)
+    }
+
+    // A system bus without logind: the same, once logind fails to answer.
+    func testWithoutLogindTheDaemonSaysSoOnceAndRecords() throws {
+        sleepDaemon?.stop()
+        logind.stopLogindOnly()
+        sleepDaemon = try launchDaemon(environment: logind.environment)
+        let memo = try recorder.recordWithOptions(["format": .string("wav"), "duration": .double(0.5)])
+        let finished = try recorder.waitForSignal("RecordingFinished") { $0.arguments.first?.objectPath == memo }
+        XCTAssertEqual(finished.arguments.last?.boolean, true)
+        let daemon = try XCTUnwrap(sleepDaemon)
+        try waitUntil("the daemon reports logind missing", timeout: .seconds(6)) {
+            daemon.log.contains("sleep and session handling is off")
+        }
+        XCTAssertEqual(daemon.log.components(separatedBy: "sleep and session handling is off").count - 1, 1, daemon.log)
+    }
+}
