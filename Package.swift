@@ -37,9 +37,19 @@ let package = Package(
 
         .testTarget(name: "VoiceMemoCoreTests", dependencies: ["VoiceMemoCore"]),
         .testTarget(name: "AudioContainersTests", dependencies: ["AudioContainers", "SoundFile", "VoiceMemoCore"], swiftSettings: adapterSettings),
+        // The private session fixture (bus, audio server, stimulus, daemon) shared by the
+        // integration tests and the benchmark; Foundation only, no XCTest.
+        .target(name: "IntegrationSupport", path: "Tests/IntegrationSupport", swiftSettings: adapterSettings),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["Bus", "SoundFile", "AudioContainers", "VoiceMemoCore", "voicememod", "voicememo"],
+            dependencies: [
+                "Bus", "SoundFile", "AudioContainers", "VoiceMemoCore", "IntegrationSupport", "voicememod", "voicememo",
+            ],
+            swiftSettings: adapterSettings),
+        // `make bench`: voicememod against parecord on the fixture; `make test` runs a smoke-sized pass.
+        .testTarget(
+            name: "Benchmarks",
+            dependencies: ["Bus", "SoundFile", "VoiceMemoCore", "IntegrationSupport", "voicememod", "voicememo"],
             swiftSettings: adapterSettings),
     ]
 )

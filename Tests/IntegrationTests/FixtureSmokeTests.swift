@@ -1,4 +1,5 @@
 import Foundation
+import IntegrationSupport
 import XCTest
 
 /// Proves the integration fixture sound without voicememod: the private

@@ -1,5 +1,6 @@
 import Bus
 import Foundation
+import IntegrationSupport
 import XCTest
 
 /// Desktop notifications: off unless enabled, sent to org.freedesktop.Notifications when a

@@ -1,3 +1,4 @@
+import IntegrationSupport
 import XCTest
 
 /// An integration test that talks to the daemon's recorder: `recorder` is connected to the

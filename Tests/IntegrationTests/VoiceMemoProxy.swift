@@ -1,5 +1,6 @@
 import Bus
 import Foundation
+import IntegrationSupport
 import SoundFile
 import VoiceMemoCore
 import XCTest

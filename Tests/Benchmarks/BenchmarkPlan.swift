@@ -1,0 +1,40 @@
+import Foundation
+
+/// How long and how often each figure is measured: `full` for `make bench` (about ten
+/// minutes), `smoke` for `make test` (seconds; it proves the table is produced, not fast).
+struct BenchmarkPlan {
+    /// The recording window of each CPU run; the figure is scaled to one minute.
+    var cpuWindow: Duration
+    /// Runs per format and recorder, interleaved voicememod, parecord, voicememod, …
+    var cpuRuns: Int
+    /// Record/Stop and Toggle cycles, and parecord start/stop cycles.
+    var latencyRuns: Int
+    /// How long each latency cycle records between start and stop.
+    var latencyRecording: Duration
+    /// Starts of the daemon per library state (empty, many memos cold, many memos warm).
+    var startRuns: Int
+    /// The memos in the directory for the "many memos" starts.
+    var memoCount: Int
+    /// The window over which the idle daemon's CPU and wake-ups are counted.
+    var idleWindow: Duration
+    /// The length of the recording whose samples are counted.
+    var continuityRecording: Duration
+
+    /// The figures of the README and `.build/bench.md`.
+    static let full = BenchmarkPlan(
+        cpuWindow: .seconds(20), cpuRuns: 3, latencyRuns: 20, latencyRecording: .milliseconds(200), startRuns: 5,
+        memoCount: 10_000, idleWindow: .seconds(60), continuityRecording: .seconds(60))
+
+    /// A pass with tiny durations, for `make test`.
+    static let smoke = BenchmarkPlan(
+        cpuWindow: .seconds(1), cpuRuns: 1, latencyRuns: 3, latencyRecording: .milliseconds(100), startRuns: 1,
+        memoCount: 100, idleWindow: .seconds(1), continuityRecording: .seconds(2))
+
+    /// `full` when `VOICEMEMO_BENCH=full` (as `make bench` sets), otherwise `smoke`.
+    static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> BenchmarkPlan {
+        environment["VOICEMEMO_BENCH"] == "full" ? .full : .smoke
+    }
+
+    /// Whether this is the full plan (the table says which it is).
+    var isFull: Bool { memoCount == Self.full.memoCount }
+}

@@ -1,0 +1,68 @@
+import Foundation
+
+/// The benchmark's result: one row per figure, voicememod's median beside the baseline's
+/// from the same run, their ratio and the issue's target, rendered as Markdown.
+struct BenchmarkTable {
+    /// One figure.
+    struct Row {
+        /// What is measured, with its unit.
+        var figure: String
+        /// voicememod's value.
+        var voicememod: Double
+        /// The baseline's value from the same run, if the figure has one.
+        var baseline: Double?
+        /// The target, e.g. "≤ 1.0× parecord" or "< 50"; empty if the issue sets none.
+        var target: String = ""
+        /// Whether the target is met; `nil` where there is no target.
+        var isMet: Bool?
+
+        /// voicememod ÷ baseline, if both are there and the baseline is not zero.
+        var ratio: Double? {
+            guard let baseline, baseline != 0 else { return nil }
+            return voicememod / baseline
+        }
+    }
+
+    /// The section headings and their rows, in order.
+    private(set) var sections: [(title: String, rows: [Row])] = []
+    /// Lines printed under the table: what the figures mean and how they were taken.
+    var notes: [String] = []
+
+    /// Starts a new section; rows added afterwards belong to it.
+    mutating func beginSection(_ title: String) {
+        sections.append((title, []))
+    }
+
+    /// Adds a row to the current section.
+    mutating func add(_ row: Row) {
+        if sections.isEmpty { beginSection("") }
+        sections[sections.count - 1].rows.append(row)
+    }
+
+    /// Every row, in order.
+    var rows: [Row] { sections.flatMap(\.rows) }
+
+    /// The table, the machine it ran on and the notes, as Markdown.
+    func markdown(header: String) -> String {
+        var lines = [header, "", "| figure | voicememod | parecord | ratio | target |", "|---|---:|---:|---:|---|"]
+        for section in sections {
+            if !section.title.isEmpty { lines.append("| **\(section.title)** | | | | |") }
+            for row in section.rows {
+                let verdict = row.isMet.map { $0 ? " ✓" : " ✗" } ?? ""
+                lines.append(
+                    "| \(row.figure) | \(Self.format(row.voicememod)) | \(row.baseline.map(Self.format) ?? "—") | "
+                        + "\(row.ratio.map { String(format: "%.2f×", $0) } ?? "—") | \(row.target)\(verdict) |")
+            }
+        }
+        return (lines + [""] + notes.map { "- \($0)" }).joined(separator: "\n") + "\n"
+    }
+
+    /// Three significant digits, without exponent notation.
+    static func format(_ value: Double) -> String {
+        let magnitude = abs(value)
+        if magnitude >= 100 || value == value.rounded() && magnitude >= 10 { return String(format: "%.0f", value) }
+        if magnitude >= 10 { return String(format: "%.1f", value) }
+        if magnitude >= 1 { return String(format: "%.2f", value) }
+        return String(format: "%.3f", value)
+    }
+}

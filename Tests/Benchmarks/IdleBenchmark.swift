@@ -1,0 +1,45 @@
+import Foundation
+import IntegrationSupport
+
+extension RecorderBenchmark {
+    /// The idle daemon over `plan.idleWindow`: CPU, context switches (each voluntary one is
+    /// a wake-up), resident memory; and the audio server's CPU with only the stimulus playing.
+    func measureIdle() throws {
+        let daemon = try fixture.launchDaemon()
+        defer { daemon.stop() }
+        // One round trip, so whatever the daemon does after owning its name is done.
+        try RecorderClient(session: fixture.session).call("GetLevels")
+        let pid = daemon.process.pid
+        let (idle, server) = try accounting(of: [pid], recordingFor: plan.idleWindow)
+        guard daemon.isRunning else {
+            throw BenchmarkError.unexpected("voicememod ended while idle; its log:\n\(daemon.log)")
+        }
+        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+        let seconds = plan.idleWindow.timeInterval
+
+        table.beginSection("Idle daemon over \(Int(seconds)) s")
+        table.add(
+            .init(
+                figure: "CPU (s per minute)", voicememod: perMinute(idle.cpuSeconds, over: plan.idleWindow),
+                target: "0", isMet: idle.cpuSeconds == 0))
+        table.add(
+            .init(
+                figure: "context switches per s (all threads)", voicememod: Double(idle.contextSwitches) / seconds,
+                target: "0", isMet: idle.contextSwitches == 0))
+        let resident = Double(idle.residentKilobytes) / 1024
+        table.add(.init(figure: "resident memory (MiB)", voicememod: resident, target: "≤ 16", isMet: resident <= 16))
+        table.add(
+            .init(
+                figure: "audio server CPU, stimulus only (s per minute)",
+                voicememod: perMinute(server.cpuSeconds, over: plan.idleWindow)))
+        table.notes.append(
+            String(
+                format: "idle resident memory: %.1f MiB anonymous, %.1f MiB file-backed (shared libraries), %.1f MiB shared memory",
+                Double(ProcessSample.field("RssAnon", in: status)) / 1024,
+                Double(ProcessSample.field("RssFile", in: status)) / 1024,
+                Double(ProcessSample.field("RssShmem", in: status)) / 1024)
+                + String(format: "; proportional share (Pss) %.1f MiB; largest: ", Double(MemoryMap.proportionalKilobytes(of: pid)) / 1024)
+                + MemoryMap.largestMappings(of: pid, count: 8).map { "\($0.name) \(String(format: "%.1f", Double($0.kilobytes) / 1024))" }
+                .joined(separator: ", "))
+    }
+}

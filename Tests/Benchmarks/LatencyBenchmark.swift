@@ -1,0 +1,87 @@
+import Foundation
+import IntegrationSupport
+import SoundFile
+
+extension RecorderBenchmark {
+    /// `Record` → reply and → first frame in the file, `Stop` → reply and →
+    /// `RecordingFinished`, and `Toggle` round trips, over `plan.latencyRuns` cycles each;
+    /// the baseline is parecord launched → first frame, and SIGTERM → exited.
+    func measureLatency() throws {
+        let daemon = try fixture.launchDaemon()
+        defer { daemon.stop() }
+        let client = try RecorderClient(session: fixture.session)
+        try client.setProperty("Format", .string("wav"))
+        try client.setProperty("Channels", .uint32(1))
+
+        var recordReply: [Double] = [], firstFrame: [Double] = [], firstFrameAfterReply: [Double] = []
+        var stopReply: [Double] = [], stopFinished: [Double] = []
+        for _ in 0..<plan.latencyRuns {
+            let called = clock.now
+            let reply = try client.call("Record")
+            let replied = clock.now
+            let file = try client.file(of: client.memo(in: reply))
+            // The daemon rewrites the WAV header after every write, so its length is the frames on disk.
+            try waitUntil("the memo's first frame is on disk", timeout: .seconds(5), pollingEvery: .milliseconds(1)) {
+                ((try? SoundFileReader(path: file.path))?.frameCount ?? 0) > 0
+            }
+            let captured = clock.now
+            keepRecording(for: plan.latencyRecording)
+            let stopping = clock.now
+            try client.call("Stop")
+            let stopped = clock.now
+            let finished = try client.waitForRecordingFinished()
+            recordReply.append((replied - called).milliseconds)
+            firstFrame.append((captured - called).milliseconds)
+            firstFrameAfterReply.append((captured - replied).milliseconds)
+            stopReply.append((stopped - stopping).milliseconds)
+            stopFinished.append((finished - stopping).milliseconds)
+        }
+
+        var toggleStart: [Double] = [], toggleStop: [Double] = []
+        try client.setProperty("Format", .string("opus"))
+        for _ in 0..<plan.latencyRuns {
+            let starting = clock.now
+            try client.call("Toggle")
+            toggleStart.append((clock.now - starting).milliseconds)
+            keepRecording(for: plan.latencyRecording)
+            let stopping = clock.now
+            try client.call("Toggle")
+            toggleStop.append((clock.now - stopping).milliseconds)
+            _ = try client.waitForRecordingFinished()
+        }
+
+        var launchFirstFrame: [Double] = [], terminateExit: [Double] = []
+        for _ in 0..<plan.latencyRuns {
+            let launched = clock.now
+            let parecord = try BaselineRecorder(format: nil, in: fixture.session)
+            try waitUntil("parecord's first frame is on disk", timeout: .seconds(5), pollingEvery: .milliseconds(1)) {
+                parecord.fileSize > 0
+            }
+            launchFirstFrame.append((clock.now - launched).milliseconds)
+            keepRecording(for: plan.latencyRecording)
+            let stopping = clock.now
+            try parecord.stop()
+            terminateExit.append((clock.now - stopping).milliseconds)
+            try? FileManager.default.removeItem(at: parecord.file)
+        }
+
+        table.beginSection("Latency over \(plan.latencyRuns) cycles (ms; parecord: process launch and SIGTERM)")
+        addPercentiles("Record → reply", recordReply, target: 50)
+        addPercentiles("Record → first frame in the file", firstFrame, baseline: launchFirstFrame)
+        addPercentiles("Record reply → first frame in the file", firstFrameAfterReply, target: 50)
+        addPercentiles("Stop → reply (file finalized)", stopReply, baseline: terminateExit, target: 50)
+        addPercentiles("Stop → RecordingFinished received", stopFinished, baseline: terminateExit, target: 50)
+        addPercentiles("Toggle → reply, starting (opus)", toggleStart, target: 20)
+        addPercentiles("Toggle → reply, stopping (opus)", toggleStop, target: 20)
+    }
+
+    /// Adds the p50 and p95 rows of `values`; the target, if any, applies to p95.
+    private func addPercentiles(_ figure: String, _ values: [Double], baseline: [Double]? = nil, target: Double? = nil) {
+        table.add(.init(figure: "\(figure), p50", voicememod: values.median, baseline: baseline?.median))
+        let p95 = values.percentile(95)
+        table.add(
+            .init(
+                figure: "\(figure), p95", voicememod: p95, baseline: baseline?.percentile(95),
+                target: target.map { "< \(BenchmarkTable.format($0))" } ?? "", isMet: target.map { p95 < $0 }))
+    }
+}

@@ -1,0 +1,36 @@
+import Foundation
+
+/// Fills a memo directory with many tiny valid WAV memos (10 ms of silence, 48 kHz mono
+/// 16-bit, named as voicememod names memos), for the start-up figures with a full library.
+enum MemoLibraryFiles {
+    /// Writes `count` memos into `directory` (created 0700 if needed), one second apart.
+    static func create(_ count: Int, in directory: URL) throws {
+        try FileManager.default.createDirectory(
+            at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let wave = tinyWave()
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyy-MM-dd HH.mm.ss"
+        let start = Date(timeIntervalSince1970: 1_767_225_600)  // 2026-01-01
+        for index in 0..<count {
+            let name = "\(formatter.string(from: start.addingTimeInterval(Double(index)))) Memo \(index).wav"
+            try wave.write(to: directory.appendingPathComponent(name))
+        }
+    }
+
+    /// A canonical 44-byte-header WAV of 480 zero samples.
+    private static func tinyWave() -> Data {
+        let frames = 480
+        let dataBytes = frames * 2
+        var data = Data()
+        func append(_ text: String) { data.append(contentsOf: Array(text.utf8)) }
+        func append32(_ value: Int) { withUnsafeBytes(of: UInt32(value).littleEndian) { data.append(contentsOf: $0) } }
+        func append16(_ value: Int) { withUnsafeBytes(of: UInt16(value).littleEndian) { data.append(contentsOf: $0) } }
+        append("RIFF"); append32(36 + dataBytes); append("WAVE")
+        append("fmt "); append32(16); append16(1); append16(1); append32(48_000); append32(96_000); append16(2); append16(16)
+        append("data"); append32(dataBytes)
+        data.append(Data(count: dataBytes))
+        return data
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+import IntegrationSupport
+
+/// One pass of the benchmark on a running fixture: each `measure…` method (one file
+/// each) starts what it needs, adds its section to `table` and stops what it started.
+final class RecorderBenchmark {
+    /// The session, audio server and stimulus everything records from.
+    let fixture: IntegrationFixture
+    /// How long and how often to measure.
+    let plan: BenchmarkPlan
+    /// The figures so far.
+    var table = BenchmarkTable()
+    /// The clock every latency is read from.
+    let clock = ContinuousClock()
+
+    /// Prepares a pass on `fixture`, which must be ready for a test (stimulus playing).
+    init(fixture: IntegrationFixture, plan: BenchmarkPlan) {
+        self.fixture = fixture
+        self.plan = plan
+    }
+
+    /// Measures every figure, in an order where no measurement disturbs the next.
+    func run() throws -> BenchmarkTable {
+        try measureStartup()
+        try measureIdle()
+        try measureRecordingCost()
+        try measureLatency()
+        try measureContinuity()
+        return table
+    }
+
+    /// The audio server's processes (pulseaudio; or pipewire, wireplumber, pipewire-pulse),
+    /// whose CPU time counts as the server's share.
+    var serverProcessIDs: [pid_t] {
+        fixture.session.processes.running.filter { fixture.audioServer.programs.contains($0.name) }.map(\.pid)
+    }
+
+    /// The record streams the audio server has, the microphone's own included (remapping
+    /// the stimulus sink's monitor is one on either server).
+    func recordStreamCount() throws -> Int {
+        try fixture.audioServer.pactl(["list", "short", "source-outputs"]).split(separator: "\n").count
+    }
+
+    /// Waits until the server has exactly `count` record streams, so a CPU window
+    /// starts once the recorder under test is capturing.
+    func waitForRecordStreams(_ count: Int, timeout: Duration = .seconds(10)) throws {
+        try waitUntil("the audio server has \(count) record streams", timeout: timeout) {
+            try recordStreamCount() == count
+        }
+    }
+
+    /// Lets a recording run for `duration`: this is the recording's length, not a wait for an event.
+    func keepRecording(for duration: Duration) {
+        Thread.sleep(forTimeInterval: duration.timeInterval)
+    }
+
+    /// What the kernel accounted to `pids` and to the audio server while recording for `duration`.
+    func accounting(of pids: [pid_t], recordingFor duration: Duration) throws -> (client: ProcessSample, server: ProcessSample) {
+        let server = serverProcessIDs
+        let (clientBefore, serverBefore) = (try ProcessSample.read(pids), try ProcessSample.read(server))
+        keepRecording(for: duration)
+        return (try ProcessSample.read(pids) - clientBefore, try ProcessSample.read(server) - serverBefore)
+    }
+
+    /// `seconds` of CPU time over `window`, scaled to one minute.
+    func perMinute(_ seconds: Double, over window: Duration) -> Double {
+        seconds * 60 / window.timeInterval
+    }
+}

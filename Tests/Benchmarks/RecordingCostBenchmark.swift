@@ -1,0 +1,78 @@
+import Foundation
+import IntegrationSupport
+import SoundFile
+
+extension RecorderBenchmark {
+    /// CPU per minute of recording for each `RecordingFormat`, voicememod against parecord
+    /// in interleaved runs: the client alone, and client plus audio server over the same
+    /// window; and resident memory while recording.
+    func measureRecordingCost() throws {
+        let daemon = try fixture.launchDaemon()
+        defer { daemon.stop() }
+        let client = try RecorderClient(session: fixture.session)
+        let window = plan.cpuWindow
+        let idleStreams = try recordStreamCount()
+        var residentRecording: [Double] = []
+        var residentBaseline: [Double] = []
+        table.beginSection("CPU per minute of recording, 48 kHz, 20 ms fragments (s; steady state)")
+        for format in RecordingFormat.allCases {
+            var own: [Double] = [], ownWithServer: [Double] = []
+            var baseline: [Double] = [], baselineWithServer: [Double] = []
+            var opusBitrate = 48_000
+            for _ in 0..<plan.cpuRuns {
+                let memo = try client.record(format: format.daemonFormat, channels: format.channels)
+                try waitForRecordStreams(idleStreams + 1)
+                let recorded = try accounting(of: [daemon.process.pid], recordingFor: window)
+                try client.call("Stop")
+                _ = try client.waitForRecordingFinished()
+                own.append(perMinute(recorded.client.cpuSeconds, over: window))
+                ownWithServer.append(perMinute(recorded.client.cpuSeconds + recorded.server.cpuSeconds, over: window))
+                residentRecording.append(Double(recorded.client.residentKilobytes) / 1024)
+                if format == .opusMono { opusBitrate = try Self.bitrate(of: client.file(of: memo)) }
+
+                let parecord = try BaselineRecorder(format: format, opusBitrate: opusBitrate, in: fixture.session)
+                try waitForRecordStreams(idleStreams + 1)
+                let base = try accounting(of: parecord.pids, recordingFor: window)
+                try parecord.stop()
+                try? FileManager.default.removeItem(at: parecord.file)
+                baseline.append(perMinute(base.client.cpuSeconds, over: window))
+                baselineWithServer.append(perMinute(base.client.cpuSeconds + base.server.cpuSeconds, over: window))
+                residentBaseline.append(Double(base.client.residentKilobytes) / 1024)
+                try waitForRecordStreams(idleStreams)
+            }
+            let hasTarget = format != .opusMono
+            let ownRow = BenchmarkTable.Row(
+                figure: "\(format.label): client", voicememod: own.median, baseline: baseline.median,
+                target: hasTarget ? "≤ 1.0×" : "")
+            let totalRow = BenchmarkTable.Row(
+                figure: "\(format.label): client + server", voicememod: ownWithServer.median,
+                baseline: baselineWithServer.median, target: hasTarget ? "≤ 1.0×" : "")
+            for var row in [ownRow, totalRow] {
+                if hasTarget { row.isMet = (row.ratio ?? .infinity) <= 1.0 }
+                table.add(row)
+            }
+            if format == .opusMono {
+                table.notes.append(
+                    "parecord has no Opus: its opus figures are `parecord --raw | opusenc --bitrate \(opusBitrate / 1000)` "
+                        + "(voicememod's measured bitrate), two processes through a FIFO")
+            }
+        }
+        table.add(
+            .init(
+                figure: "resident memory while recording (MiB, max over runs)", voicememod: residentRecording.max() ?? 0,
+                baseline: residentBaseline.max()))
+        table.notes.append(
+            "CPU: user + system time from /proc/<pid>/stat over \(Int(window.timeInterval)) s windows scaled to one minute, "
+                + "median of \(plan.cpuRuns) interleaved runs; the window opens once the record stream exists; "
+                + "server = every process of the audio server, including its share for the stimulus playing into the microphone")
+        table.notes.append(
+            "FLAC: voicememod at its default quality (compression level 4), parecord at libsndfile's default (5)")
+    }
+
+    /// The average bitrate of the audio file at `url`, in bits per second.
+    private static func bitrate(of url: URL) throws -> Int {
+        let reader = try SoundFileReader(path: url.path)
+        let size = try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int ?? 0
+        return reader.duration > 0 ? Int(Double(size * 8) / reader.duration) : 48_000
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+
+/// A voicememod process on a `TestSession`'s bus, started from the build
+/// directory and ready (owning `Daemon.busName`) once the initializer returns.
+package final class Daemon {
+    /// The well-known bus name voicememod owns while it serves.
+    package static let busName = "org.example.VoiceMemo"
+
+    /// The running program.
+    package let process: ChildProcess
+    /// The file holding the daemon's stdout and stderr.
+    package let logFile: URL
+
+    /// Launches voicememod (see `BuildProducts.voicememod()`) in `session`'s
+    /// environment plus `environment`, and waits until it owns `busName`.
+    ///
+    /// - Throws: `FixtureError.missingBuildProduct` if it has not been built,
+    ///   `FixtureError.startupFailed` (with its log) if it exits or does not
+    ///   own the name within `startupTimeout`; it is killed in that case.
+    package init(
+        session: TestSession,
+        arguments: [String] = [],
+        environment: [String: String] = [:],
+        startupTimeout: Duration = .seconds(10)
+    ) throws {
+        let logName = "voicememod-\(UUID().uuidString.prefix(8))"
+        logFile = session.logFile(logName)
+        process = try session.launch(
+            BuildProducts.voicememod().path, arguments, logName: logName, environment: environment)
+        do {
+            try waitUntil("voicememod owns \(Self.busName) on the session bus", timeout: startupTimeout) {
+                try !process.isRunning || session.busNameHasOwner(Self.busName)
+            }
+        } catch {
+            process.kill()
+            throw FixtureError.startupFailed("voicememod", reason: "\(error)", log: log)
+        }
+        if let ended = process.termination {
+            let reason = "it \(ended) before owning \(Self.busName)"
+            throw FixtureError.startupFailed("voicememod", reason: reason, log: log)
+        }
+    }
+
+    /// Everything the daemon has printed so far, for failure messages.
+    package var log: String {
+        (try? String(contentsOf: logFile, encoding: .utf8)) ?? ""
+    }
+
+    /// Whether the daemon process is still running.
+    package var isRunning: Bool { process.isRunning }
+
+    /// Stops the daemon with SIGTERM (SIGKILL after `gracePeriod`) and reaps it.
+    @discardableResult
+    package func stop(gracePeriod: Duration = .seconds(5)) -> ChildProcess.Termination {
+        process.terminate(gracePeriod: gracePeriod)
+    }
+
+    /// Kills the daemon with SIGKILL, as a crash would, and reaps it.
+    @discardableResult
+    package func kill() -> ChildProcess.Termination {
+        process.kill()
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+
+/// Everything an integration test class shares: a private session with its
+/// bus, an audio server (chosen by `VOICEMEMO_TEST_SERVER`) and the stimulus
+/// playing into its microphone. Daemons are started per test or shared, as
+/// the caller chooses, and `close()` stops whatever is left.
+package final class IntegrationFixture {
+    /// The private directories, environment and session bus.
+    package let session: TestSession
+    /// The audio server the daemon records from.
+    package let audioServer: any AudioServer
+    /// The known input playing into `AudioDevices.microphone`.
+    package let stimulus: Stimulus
+    /// How long the initializer took to bring everything up.
+    package let startupDuration: Duration
+
+    /// Starts the session, the audio server and, if `playStimulus`, the stimulus.
+    ///
+    /// - Throws: `FixtureError` naming what could not start and why; whatever
+    ///   had started is stopped again.
+    package init(playStimulus: Bool = true) throws {
+        let clock = ContinuousClock()
+        let started = clock.now
+        let kind = try AudioServerKind.fromEnvironment()
+        session = try TestSession()
+        do {
+            audioServer = try kind.start(in: session)
+            stimulus = Stimulus(session: session, server: audioServer)
+            if playStimulus {
+                try stimulus.start()
+            }
+        } catch {
+            session.close()
+            throw error
+        }
+        startupDuration = clock.now - started
+    }
+
+    deinit {
+        close()
+    }
+
+    /// Restores the state every test starts from: the audio server running,
+    /// the stimulus playing and no memo directory.
+    package func prepareForTest() throws {
+        if !audioServer.isRunning {
+            try audioServer.restart()
+        }
+        try stimulus.start()
+        try session.resetUserData()
+    }
+
+    /// Launches voicememod on the session bus and waits until it serves.
+    package func launchDaemon(arguments: [String] = [], environment: [String: String] = [:]) throws -> Daemon {
+        try Daemon(session: session, arguments: arguments, environment: environment)
+    }
+
+    /// Runs the voicememo command-line client in the session and returns its output.
+    package func voicememo(_ arguments: [String], timeout: Duration = .seconds(10)) throws -> CommandOutput {
+        try session.run(BuildProducts.voicememo().path, arguments, timeout: timeout)
+    }
+
+    /// Stops the stimulus, the audio server, any daemon and the bus, and removes
+    /// the session directory.
+    package func close() {
+        stimulus.stop()
+        audioServer.stop()
+        session.close()
+    }
+}

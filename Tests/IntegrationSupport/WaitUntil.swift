@@ -1,0 +1,36 @@
+import Foundation
+
+/// Polls `condition` until it holds, so tests wait for an event rather than
+/// sleeping for a guessed time.
+///
+/// - Parameters:
+///   - description: What is awaited, phrased to follow "waiting until", e.g.
+///     "pactl answers"; it becomes the failure message.
+///   - timeout: How long to keep polling before giving up.
+///   - interval: The pause between two polls.
+///   - condition: Checked once immediately, then after every pause; an error it
+///     throws ends the wait at once.
+/// - Throws: `FixtureError.timedOut` if `condition` is still false at the deadline.
+package func waitUntil(
+    _ description: @autoclosure () -> String,
+    timeout: Duration,
+    pollingEvery interval: Duration = .milliseconds(20),
+    _ condition: () throws -> Bool
+) throws {
+    let clock = ContinuousClock()
+    let deadline = clock.now.advanced(by: timeout)
+    while try !condition() {
+        guard clock.now < deadline else {
+            throw FixtureError.timedOut(waitingUntil: description(), after: timeout)
+        }
+        Thread.sleep(forTimeInterval: interval.timeInterval)
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, for APIs that take a `TimeInterval`.
+    package var timeInterval: TimeInterval {
+        let (seconds, attoseconds) = components
+        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
+    }
+}
