@@ -257,15 +257,19 @@ public final class Recorder: @unchecked Sendable {
         pipeline.start()
     }
 
-    private func captureStarted(_ recording: OpenRecording, result: Result<String, RecorderError>, completion: Completion<MemoReference>) {
+    private func captureStarted(
+        _ recording: OpenRecording, result: Result<String, RecorderError>, completion: @escaping Completion<MemoReference>
+    ) {
         switch result {
         case .success(let source):
             recording.activeSource = source
             if open === recording { observer?.recorder(self, didChange: [.activeSource]) }
             completion(.success(recording.memo))
         case .failure(let error):
+            // Answered once the file is gone (captureEnded follows at once), so a refused
+            // Record leaves nothing on disk by the time the caller hears of it.
             recording.failedToStart = true
-            completion(.failure(error))
+            recording.completions.append { _ in completion(.failure(error)) }
         }
     }
 
