@@ -51,7 +51,7 @@ extension RecorderClient {
 
     /// Calls a memo's method.
     func callMemo(_ memo: MemoListing, _ member: String, _ arguments: [BusValue] = []) throws(BusError) {
-        try connection.call(
+        _ = try connection.call(
             destination: Self.busName, path: Self.path.appending("Memo").appending(memo.id),
             interface: InterfaceName(Self.memoInterface), member: MemberName(member), arguments: arguments)
     }

@@ -22,7 +22,7 @@ struct RecorderClient {
 
     /// Writes one recorder property.
     func setProperty(_ name: String, _ value: BusValue) throws(BusError) {
-        try connection.call(
+        _ = try connection.call(
             destination: Self.busName, path: Self.path, interface: InterfaceName("org.freedesktop.DBus.Properties"),
             member: MemberName("Set"), arguments: [.string(Self.interface.rawValue), .string(name), .variant(value)])
     }
