@@ -45,11 +45,12 @@ public enum CrashRepair {
             }
             if id == Array("data".utf8) {
                 let available = file.size - offset - 8
-                let dataSize = min(size, available) / blockAlign * blockAlign
-                // Everything after a torn data chunk is damage; a data chunk followed by
-                // intact chunks keeps them.
-                let isLast = offset + 8 + size + size % 2 >= file.size
-                guard isLast else { return }
+                // A data chunk followed by an intact chunk keeps its size; otherwise it is the
+                // last one, and whatever follows its (possibly stale) size is its audio.
+                guard !(try startsChunk(file, at: offset + 8 + size + size % 2)) else { return }
+                // The last chunk's real length is the file's: the header may lag behind the
+                // audio written after it was last updated.
+                let dataSize = available / blockAlign * blockAlign
                 let end = offset + 8 + dataSize
                 if dataSize != size {
                     try editor.write(UInt32(dataSize).littleEndianBytes, at: offset + 4)
@@ -69,6 +70,16 @@ public enum CrashRepair {
             offset += 8 + size + size % 2
         }
         throw file.malformed("it has no data chunk")
+    }
+
+    /// Whether a RIFF chunk header (a printable four-character id and a size that fits in
+    /// the file) begins at `offset`, rather than audio bytes or the end of the file.
+    private static func startsChunk(_ file: InputFile, at offset: Int64) throws(TagEditError) -> Bool {
+        guard file.size - offset >= 8 else { return false }
+        var header = ByteReader(try file.read(at: offset, count: 8), of: "a RIFF chunk header", in: file)
+        let id = try header.read(4)
+        let size = Int64(try header.readUInt32LE())
+        return id.allSatisfy { (0x20...0x7E).contains($0) } && size <= file.size - offset - 8
     }
 
     /// Cuts the stream after its last complete page and marks that page end-of-stream.

@@ -97,7 +97,6 @@ enum Sndfile {
     static let setOggPageLatency = Int32(SFC_SET_OGG_PAGE_LATENCY_MS)
     static let setBitrateMode = Int32(SFC_SET_BITRATE_MODE)
     static let variableBitrate = Int32(SF_BITRATE_MODE_VARIABLE)
-    static let updateHeaderAutomatically = Int32(SFC_SET_UPDATE_HEADER_AUTO)
     static let updateHeaderNow = Int32(SFC_UPDATE_HEADER_NOW)
     static let majorMask = Int32(SF_FORMAT_TYPEMASK)
     static let subMask = Int32(SF_FORMAT_SUBMASK)

@@ -184,6 +184,12 @@ public final class CapturePipeline: @unchecked Sendable {
             // after the request, so it is dropped for pause but kept for stop.
             if isPaused.load(ordering: .relaxed) {
                 meter.reset()
+                // Entering a pause: bring the file on disk (header included) up to date, so
+                // a paused memo is whole on disk for as long as the pause lasts.
+                if framesSinceSync > 0 {
+                    do { try sink.synchronize() } catch { return .writeFailed(error) }
+                    framesSinceSync = 0
+                }
                 if synchronizeIfRequested() { framesSinceSync = 0 }
                 continue
             }

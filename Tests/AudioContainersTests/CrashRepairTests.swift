@@ -35,6 +35,18 @@ struct CrashRepairTests {
         #expect(try CrashRepair.repair(fileAt: fixture.path, container: .wav).isEmpty, "repair is idempotent")
     }
 
+    @Test func aWaveWhoseHeaderLagsKeepsEveryFrameWritten() throws {
+        let fixture = try MemoFixture(.wav)
+        defer { fixture.remove() }
+        let dataStart = fixture.bytes.count - 96000 * 2
+        // The header was last updated a second into the recording; two were written.
+        try patch(fixture, at: dataStart - 4, [0x00, 0x77, 0x01, 0x00])  // 96,000 bytes
+        #expect(try Decoded(fixture.path).frameCount == 48000)
+        let fixes = try CrashRepair.repair(fileAt: fixture.path, container: .wav)
+        #expect(fixes.contains("data size 96000 → 192000"))
+        #expect(try Decoded(fixture.path).frameCount == 96000)
+    }
+
     @Test(arguments: [AudioFormat.opus, .vorbis])
     func aTornOggStreamEndsAtItsLastWholePage(format: AudioFormat) throws {
         let fixture = try MemoFixture(format)
