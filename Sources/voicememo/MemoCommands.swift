@@ -104,22 +104,39 @@ extension MemoCommand {
     }
 }
 
-struct Play: MemoCommand {
-    static let name = "play"
-    static let abstract = "Play a memo on the default output."
-    static let usage = "play ID|latest"
-    let memo: String
+/// A subcommand that calls one method of one memo and says what it did.
+protocol MemoAction: MemoCommand {
+    /// The `org.example.VoiceMemo.Memo` method it calls.
+    static var member: String { get }
+    /// What it prints before the memo's id ("Playing").
+    static var report: String { get }
+    /// The memo as the user named it (an id, a prefix of one, or `latest`).
+    var memoArgument: String { get }
+    init(memo: String)
+}
 
+extension MemoAction {
     init(memo: String, rest: [String]) throws(UsageError) {
-        guard rest.isEmpty else { throw UsageError("play takes one memo; got '\(rest[0])' too") }
-        self.memo = memo
+        guard rest.isEmpty else { throw UsageError("\(Self.name) takes one memo; got '\(rest[0])' too") }
+        self.init(memo: memo)
     }
 
     func run(_ client: RecorderClient) throws(BusError) {
-        let memo = try client.memo(named: memo)
-        try client.callMemo(memo, "Play")
-        print("Playing \(memo.id)")
+        let memo = try client.memo(named: memoArgument)
+        try client.callMemo(memo, Self.member)
+        print("\(Self.report) \(memo.id)")
     }
+}
+
+struct Play: MemoAction {
+    static let name = "play"
+    static let abstract = "Play a memo on the default output."
+    static let usage = "play ID|latest"
+    static let member = "Play"
+    static let report = "Playing"
+    let memoArgument: String
+
+    init(memo: String) { memoArgument = memo }
 }
 
 struct Rename: MemoCommand {
@@ -140,20 +157,13 @@ struct Rename: MemoCommand {
     }
 }
 
-struct Delete: MemoCommand {
+struct Delete: MemoAction {
     static let name = "delete"
     static let abstract = "Delete a memo from disk."
     static let usage = "delete ID"
-    let memo: String
+    static let member = "Delete"
+    static let report = "Deleted"
+    let memoArgument: String
 
-    init(memo: String, rest: [String]) throws(UsageError) {
-        guard rest.isEmpty else { throw UsageError("delete takes one memo; got '\(rest[0])' too") }
-        self.memo = memo
-    }
-
-    func run(_ client: RecorderClient) throws(BusError) {
-        let memo = try client.memo(named: memo)
-        try client.callMemo(memo, "Delete")
-        print("Deleted \(memo.id)")
-    }
+    init(memo: String) { memoArgument = memo }
 }
