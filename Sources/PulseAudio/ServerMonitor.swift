@@ -1,7 +1,11 @@
 internal import CPulse
 import Dispatch
 
-/// What the audio server says about its inputs at one moment.
+#if canImport(Glibc)
+    import Glibc  // getpid
+#endif
+
+/// What the audio server says about its inputs, and where this process records from, at one moment.
 public struct ServerSnapshot: Equatable, Sendable {
     /// One input the server offers.
     public struct Source: Equatable, Sendable {
@@ -15,10 +19,13 @@ public struct ServerSnapshot: Equatable, Sendable {
 
     public var defaultSource: String
     public var sources: [Source]
+    /// The source this process's newest record stream is on; nil when it has none.
+    public var capturingSource: String?
 
-    public init(defaultSource: String, sources: [Source]) {
+    public init(defaultSource: String, sources: [Source], capturingSource: String? = nil) {
         self.defaultSource = defaultSource
         self.sources = sources
+        self.capturingSource = capturingSource
     }
 }
 
@@ -90,7 +97,10 @@ public final class ServerMonitor: @unchecked Sendable {
             pa_context_set_subscribe_callback(context, { _, _, _, userdata in
                 ServerMonitor.monitor(userdata).refresh()
             }, userdata)
-            let mask = PA_SUBSCRIPTION_MASK_SOURCE.rawValue | PA_SUBSCRIPTION_MASK_SERVER.rawValue
+            // Source outputs: a record stream moved by the server shows only there.
+            let mask =
+                PA_SUBSCRIPTION_MASK_SOURCE.rawValue | PA_SUBSCRIPTION_MASK_SOURCE_OUTPUT.rawValue
+                | PA_SUBSCRIPTION_MASK_SERVER.rawValue
             if let operation = pa_context_subscribe(context, pa_subscription_mask_t(mask), nil, nil) {
                 pa_operation_unref(operation)
             }
@@ -112,8 +122,9 @@ public final class ServerMonitor: @unchecked Sendable {
         }
     }
 
-    /// Asks for the default source, then every source; the list's last reply delivers the
-    /// snapshot. Each refresh has its own builder, so overlapping refreshes never mix.
+    /// Asks for the default source, every source and every record stream; the last reply
+    /// delivers the snapshot. Each refresh has its own builder, so overlapping refreshes
+    /// never mix.
     private func refresh() {
         guard let context else { return }
         let builder = SnapshotBuilder(monitor: self)
@@ -126,13 +137,11 @@ public final class ServerMonitor: @unchecked Sendable {
         }
         if let operation = pa_context_get_source_info_list(context, { _, info, isLast, userdata in
             let reference = Unmanaged<SnapshotBuilder>.fromOpaque(userdata!)
-            guard isLast == 0 else {
-                let builder = reference.takeRetainedValue()
-                if isLast > 0 { builder.monitor.deliver(builder.snapshot) }
-                return
-            }
+            guard isLast == 0 else { return reference.release() }
             guard let info = info?.pointee else { return }
-            reference.takeUnretainedValue().snapshot.sources.append(
+            let builder = reference.takeUnretainedValue()
+            builder.sourceNames[info.index] = String(cString: info.name)
+            builder.snapshot.sources.append(
                 ServerSnapshot.Source(
                     name: String(cString: info.name), isMuted: info.mute != 0,
                     activePort: info.active_port.map { String(cString: $0.pointee.name) } ?? "",
@@ -140,7 +149,28 @@ public final class ServerMonitor: @unchecked Sendable {
         }, Unmanaged.passRetained(builder).toOpaque()) {
             pa_operation_unref(operation)
         }
+        // Replies come in order: the stream list ends the refresh.
+        if let operation = pa_context_get_source_output_info_list(context, { _, info, isLast, userdata in
+            let reference = Unmanaged<SnapshotBuilder>.fromOpaque(userdata!)
+            guard isLast == 0 else {
+                let builder = reference.takeRetainedValue()
+                if isLast > 0 { builder.finish() }
+                return
+            }
+            guard let info = info?.pointee, let processID = pa_proplist_gets(info.proplist, PA_PROP_APPLICATION_PROCESS_ID),
+                String(cString: processID) == ServerMonitor.processID
+            else { return }
+            let builder = reference.takeUnretainedValue()
+            if builder.newestStream.map({ info.index > $0.stream }) ?? true {
+                builder.newestStream = (info.index, info.source)
+            }
+        }, Unmanaged.passRetained(builder).toOpaque()) {
+            pa_operation_unref(operation)
+        }
     }
+
+    /// This process's id as libpulse writes it into every stream's properties.
+    private static let processID = String(getpid())
 
     fileprivate func deliver(_ snapshot: ServerSnapshot?) {
         queue.async { [onSnapshot] in onSnapshot(snapshot) }
@@ -151,8 +181,16 @@ public final class ServerMonitor: @unchecked Sendable {
 private final class SnapshotBuilder {
     unowned let monitor: ServerMonitor
     var snapshot = ServerSnapshot(defaultSource: "", sources: [])
+    var sourceNames: [UInt32: String] = [:]
+    /// This process's newest record stream, and its source's index.
+    var newestStream: (stream: UInt32, source: UInt32)?
 
     init(monitor: ServerMonitor) {
         self.monitor = monitor
+    }
+
+    func finish() {
+        snapshot.capturingSource = newestStream.flatMap { sourceNames[$0.source] }
+        monitor.deliver(snapshot)
     }
 }

@@ -32,8 +32,8 @@ public final class CapturePipeline: @unchecked Sendable {
     /// Called when the capture stream fails mid-recording; the file stays open and the
     /// pipeline keeps trying to reconnect until `giveUp()` or `stop()`.
     public var onCaptureLost: ((RecorderError) -> Void)?
-    /// Called when a lost capture stream is connected again (with the new source's name);
-    /// audio goes on into the same file.
+    /// Called when a lost capture stream is connected again (with the new source's name), or
+    /// a stalled one delivers audio again; audio goes on into the same file.
     public var onCaptureRestored: ((String) -> Void)?
     /// Called after each metering window (about 100 ms) of written audio while
     /// `isMeteringEnabled`, with the levels and the recorded time at its end.
@@ -49,14 +49,26 @@ public final class CapturePipeline: @unchecked Sendable {
     private let isPaused = Atomic<Bool>(false)
     private let isStopRequested = Atomic<Bool>(false)
     private let isGivenUp = Atomic<Bool>(false)
+    private let isReopenRequested = Atomic<Bool>(false)
     private let recordedFrameCount = Atomic<Int>(0)
     private let meteringFlag = Atomic<Bool>(false)
     private let lastLevels: Mutex<Levels>
+    /// The reads of the current capture thread (a new one after a hung thread is abandoned).
+    private var watch = ReadWatch()
+    /// Checks, while the pipeline runs, that no read hangs (on the callback queue).
+    private var watchdog: DispatchSourceTimer?
+    /// Whether `onEnded` was delivered (on the callback queue).
+    private var hasEnded = false
     /// Callers of `synchronize(completion:)` waiting for the capture thread.
     private let synchronizations = Mutex<[@Sendable () -> Void]>([])
 
     /// Frames per read: 20 ms keeps stop and pause within a fragment of the request.
     public static func framesPerRead(sampleRate: UInt32) -> Int { Int(sampleRate) / 50 }
+
+    /// How long a read may wait for audio before the input counts as lost. A source can
+    /// vanish without the server failing the stream (PipeWire then leaves `read` waiting
+    /// forever); reads normally complete every 20 ms.
+    public static let stallTimeout = 0.5
 
     public init(request: RecordingRequest, backend: RecordingBackend, sink: AudioFileSink, callbackQueue: DispatchQueue) {
         self.request = request
@@ -86,9 +98,8 @@ public final class CapturePipeline: @unchecked Sendable {
 
     /// Opens the capture stream and starts moving audio, off the caller's queue.
     public func start() {
-        // A queue of its own per recording: its one work item blocks in `read` for as long
-        // as the recording lasts, which is what a dedicated thread is for.
-        DispatchQueue(label: "voicememo.capture", qos: .userInteractive).async { [self] in run() }
+        startThread(watch: watch, isRestart: false)
+        startWatchdog()
     }
 
     /// Stops writing; captured audio is discarded until `resume()`.
@@ -104,47 +115,117 @@ public final class CapturePipeline: @unchecked Sendable {
     /// after the read in progress, then calls `completion` on the callback queue. Called
     /// after `pause()` it covers every frame the recording holds.
     public func synchronize(completion: @escaping @Sendable () -> Void) {
+        // A hung read would keep the caller (a system going to sleep) waiting: sync here.
+        if watch.borrowFile({ try? sink.synchronize() }) { return completion() }
         synchronizations.withLock { $0.append(completion) }
     }
 
-    /// Ends the recording after the read in progress; `onEnded` follows once the file is closed.
-    public func stop() { isStopRequested.store(true, ordering: .relaxed) }
+    /// Ends the recording after the read in progress; `onEnded` follows once the file is
+    /// closed. A hung read is not waited for.
+    public func stop() {
+        isStopRequested.store(true, ordering: .relaxed)
+        if watch.abandon() { closeForHungThread(ending: .stopped) }
+    }
 
     /// Stops waiting for a lost capture stream: the recording ends with `.captureFailed`.
-    public func giveUp() { isGivenUp.store(true, ordering: .relaxed) }
+    public func giveUp() {
+        isGivenUp.store(true, ordering: .relaxed)
+        if watch.abandon() { closeForHungThread(ending: .captureFailed(Self.gaveUp)) }
+    }
 
-    private func run() {
-        let capture: AudioCapture
-        do {
-            capture = try backend.openCapture(request: request, framesPerRead: framesPerRead)
-        } catch {
-            let closeError = closeSink()
-            deliver { $0.onStarted?(.failure(error)) }
-            deliver { $0.onEnded?(.captureFailed(error), closeError) }
-            return
+    /// Closes the capture stream after the read in progress and opens a new one for the same
+    /// request: the input it should record from is back, or changed without the server
+    /// moving the stream. `onCaptureRestored` reports the new stream, `onCaptureLost` a
+    /// failure (then it reconnects as after any loss). A hung read is left to its thread.
+    public func reopen() {
+        guard !hasEnded else { return }
+        guard watch.abandon() else { return isReopenRequested.store(true, ordering: .relaxed) }
+        watch = ReadWatch()
+        startThread(watch: watch, isRestart: true)
+    }
+
+    private static let gaveUp = RecorderError.audioServer("the audio input did not come back in time")
+
+    private func startThread(watch: ReadWatch, isRestart: Bool) {
+        // A queue of its own per thread: its one work item blocks in `read` for as long as
+        // the recording lasts, which is what a dedicated thread is for.
+        DispatchQueue(label: "voicememo.capture", qos: .userInteractive).async { [self] in
+            run(watch: watch, isRestart: isRestart)
         }
-        let sourceName = capture.sourceName
-        deliver { $0.onStarted?(.success(sourceName)) }
-        var current = capture
+    }
+
+    /// The capture thread: opens the stream, pumps it into the file, and reconnects after a
+    /// loss until stopped. A restart (after a hung read) continues the same file.
+    private func run(watch: ReadWatch, isRestart: Bool) {
+        var current: AudioCapture?
         var ending: Ending
+        do {
+            current = try backend.openCapture(request: request, framesPerRead: framesPerRead)
+            let name = current!.sourceName
+            deliver { isRestart ? $0.onCaptureRestored?(name) : $0.onStarted?(.success(name)) }
+        } catch {
+            guard isRestart else {
+                let closeError = closeSink()
+                deliver { $0.onStarted?(.failure(error)) }
+                deliver { $0.finish(.captureFailed(error), closeError: closeError) }
+                return
+            }
+        }
         while true {
-            ending = pump(from: current)
+            if let capture = current {
+                switch pump(from: capture, watch: watch) {
+                case .ended(let end):
+                    ending = end
+                case .abandoned:
+                    return  // the queue closed the file while a read hung
+                case .reopen:
+                    current = nil  // one stream at a time: close the old before opening the new
+                    do {
+                        current = try backend.openCapture(request: request, framesPerRead: framesPerRead)
+                        let name = current!.sourceName
+                        deliver { $0.onCaptureRestored?(name) }
+                        continue
+                    } catch {
+                        ending = .captureFailed(error)
+                    }
+                case .lost(let error):
+                    ending = .captureFailed(error)
+                }
+            } else {
+                ending = .captureFailed(.deviceLost("the audio input is gone"))
+            }
             // A lost stream is not the end of the memo: wait for the server (or device) to
             // come back and go on writing into the same, still valid, file.
-            guard case .captureFailed(let error) = ending else { break }
+            guard case .captureFailed(let error) = ending, !isGivenUp.load(ordering: .relaxed) else { break }
+            current = nil
             deliver { $0.onCaptureLost?(error) }
             guard let restored = reconnect() else { break }
             current = restored
             let name = restored.sourceName
             deliver { $0.onCaptureRestored?(name) }
         }
+        current = nil
         let closeError = closeSink()
+        let finalEnding = ending
+        deliver { $0.finish(finalEnding, closeError: closeError) }
+    }
+
+    /// Closes the file on the callback queue, taken from a thread hung in a read.
+    private func closeForHungThread(ending: Ending) {
+        finish(ending, closeError: closeSink())
+    }
+
+    /// Delivers the ending once, on the callback queue, after the file is closed.
+    private func finish(_ ending: Ending, closeError: RecorderError?) {
+        guard !hasEnded else { return }
+        hasEnded = true
+        watchdog?.cancel()
+        watchdog = nil
         // A closed file is as synchronized as it gets.
         for completion in synchronizations.withLock({ waiting in defer { waiting = [] }; return waiting }) {
-            deliver { _ in completion() }
+            completion()
         }
-        let finalEnding = ending
-        deliver { $0.onEnded?(finalEnding, closeError) }
+        onEnded?(ending, closeError)
     }
 
     /// Opens a new capture stream with growing pauses (100 ms … 1 s) until it works, or
@@ -152,7 +233,10 @@ public final class CapturePipeline: @unchecked Sendable {
     private func reconnect() -> AudioCapture? {
         var pause = 100
         while !isStopRequested.load(ordering: .relaxed) && !isGivenUp.load(ordering: .relaxed) {
-            if let capture = try? backend.openCapture(request: request, framesPerRead: framesPerRead) { return capture }
+            if let capture = try? backend.openCapture(request: request, framesPerRead: framesPerRead) {
+                isReopenRequested.store(false, ordering: .relaxed)
+                return capture
+            }
             // Sleep in short steps so a stop is honoured promptly.
             for _ in 0..<(pause / 20) where !isStopRequested.load(ordering: .relaxed) {
                 usleep(20_000)
@@ -162,7 +246,16 @@ public final class CapturePipeline: @unchecked Sendable {
         return nil
     }
 
-    private func pump(from capture: AudioCapture) -> Ending {
+    /// How one stream's pumping ended.
+    private enum PumpResult {
+        case ended(Ending)
+        case lost(RecorderError)
+        case reopen
+        /// The read hung and the recording was closed without this thread.
+        case abandoned
+    }
+
+    private func pump(from capture: AudioCapture, watch: ReadWatch) -> PumpResult {
         let sampleType = request.format.sampleType(for: request.quality)
         let bytesPerFrame = Int(request.channels) * sampleType.byteCount
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: framesPerRead * bytesPerFrame, alignment: 16)
@@ -175,10 +268,14 @@ public final class CapturePipeline: @unchecked Sendable {
         // A stop that arrives before the first write still waits for one fragment, so a
         // memo toggled off at once holds audio (an Opus stream with no packets is malformed).
         while !isStopRequested.load(ordering: .relaxed) || (recordedFrames == 0 && !isPaused.load(ordering: .relaxed)) {
-            do {
-                try capture.read(into: buffer)
-            } catch {
-                return .captureFailed(error)
+            if isReopenRequested.exchange(false, ordering: .relaxed) { return .reopen }
+            if isGivenUp.load(ordering: .relaxed) { return .ended(.captureFailed(Self.gaveUp)) }
+            guard let (result, endedStall) = watch.watch({ Result { () throws(RecorderError) in try capture.read(into: buffer) } })
+            else { return .abandoned }
+            if case .failure(let error) = result { return .lost(error) }
+            if endedStall {
+                let name = capture.sourceName
+                deliver { $0.onCaptureRestored?(name) }
             }
             // A read that completes after a pause or stop request holds mostly audio from
             // after the request, so it is dropped for pause but kept for stop.
@@ -187,7 +284,7 @@ public final class CapturePipeline: @unchecked Sendable {
                 // Entering a pause: bring the file on disk (header included) up to date, so
                 // a paused memo is whole on disk for as long as the pause lasts.
                 if framesSinceSync > 0 {
-                    do { try sink.synchronize() } catch { return .writeFailed(error) }
+                    do { try sink.synchronize() } catch { return .ended(.writeFailed(error)) }
                     framesSinceSync = 0
                 }
                 if synchronizeIfRequested() { framesSinceSync = 0 }
@@ -205,17 +302,34 @@ public final class CapturePipeline: @unchecked Sendable {
                 }
                 if synchronizeIfRequested() { framesSinceSync = 0 }
             } catch {
-                return .writeFailed(error)
+                return .ended(.writeFailed(error))
             }
             recordedFrameCount.add(frames, ordering: .relaxed)
             if let levels = meter.add(written, frameCount: frames, type: sampleType) {
                 publish(levels)
                 silentFrames = (levels.average.max() ?? Levels.floor) < request.silenceThreshold ? silentFrames + meter.windowFrames : 0
-                if let silenceLimit, silentFrames >= silenceLimit { return .silenceReached }
+                if let silenceLimit, silentFrames >= silenceLimit { return .ended(.silenceReached) }
             }
-            if let limit, recordedFrames >= limit { return .durationReached }
+            if let limit, recordedFrames >= limit { return .ended(.durationReached) }
         }
-        return .stopped
+        return .ended(.stopped)
+    }
+
+    /// Checks five times a second, while the pipeline runs, that no read hangs. Only a
+    /// running recording has this timer; an idle daemon has none.
+    private func startWatchdog() {
+        let timer = DispatchSource.makeTimerSource(queue: callbackQueue)
+        timer.schedule(deadline: .now() + .milliseconds(200), repeating: .milliseconds(200), leeway: .milliseconds(50))
+        timer.setEventHandler { [weak self] in self?.checkForHungRead() }
+        watchdog = timer
+        timer.activate()
+    }
+
+    private func checkForHungRead() {
+        guard watch.declareStall(after: Self.stallTimeout) else { return }
+        // Nothing is written while the read hangs: make the file on disk whole meanwhile.
+        _ = watch.borrowFile { try? sink.synchronize() }
+        onCaptureLost?(.deviceLost("no audio has come from the input for \(Self.stallTimeout) s"))
     }
 
     /// Syncs the file if someone asked to, and tells them; whether it synced.

@@ -312,30 +312,31 @@ public final class Recorder: @unchecked Sendable {
     }
 
     /// The input feeding the open recording changed (the server moved the stream): the
-    /// route change is announced and `ActiveSource` follows.
-    public func changeRoute(_ reason: RouteChangeReason, to source: String) {
+    /// route change is announced (unless `reason` is nil) and `ActiveSource` follows.
+    public func changeRoute(_ reason: RouteChangeReason?, to source: String) {
         dispatchPrecondition(condition: .onQueue(queue))
         guard let recording = open, recording.pipeline != nil else { return }
         let previous = recording.activeSource
         recording.activeSource = source
         if previous != source { observer?.recorder(self, didChange: [.activeSource]) }
-        observer?.recorder(self, didChangeRoute: reason, from: previous, to: source)
+        if let reason { observer?.recorder(self, didChangeRoute: reason, from: previous, to: source) }
     }
 
-    /// Whether the open recording lost its capture stream and waits for it to come back
-    /// (the capture path, not the route rules, reports what happens next).
-    public var isWaitingForCapture: Bool { open?.lostCapture != nil }
+    /// The source the open recording was asked to record from; nil when it follows the default.
+    public var pinnedSource: String? { open?.request.source }
 
-    /// Whether the open recording is pinned to a named source rather than following the default.
-    public var isPinnedToSource: Bool { open?.request.source != nil }
+    /// Why the open recording waits for its capture stream, if it does.
+    public var captureLoss: InterruptionReason? { open?.lostCapture }
 
     /// The server or device went away mid-recording: the memo waits, interrupted, for it to
-    /// come back, and is finished unsuccessfully if it does not within `reconnectTimeout`.
+    /// come back. A server that is not back within `reconnectTimeout` finishes the memo
+    /// unsuccessfully; a device is waited for like a pause, until it returns or `Stop`.
     private func captureLost(_ recording: OpenRecording, _ error: RecorderError) {
-        guard open === recording, recording.reconnectTimer == nil else { return }
+        guard open === recording, recording.lostCapture == nil else { return }
         let reason: InterruptionReason = if case .deviceLost = error { .deviceLost } else { .serverLost }
         recording.lostCapture = reason
         beginInterruption(reason, pausesCapture: false)
+        guard reason == .serverLost else { return }
         let timer = DispatchSource.makeTimerSource(queue: queue)
         timer.schedule(deadline: .now() + .milliseconds(Int(defaults.reconnectTimeout * 1000)))
         timer.setEventHandler { [weak recording] in recording?.pipeline?.giveUp() }
@@ -343,7 +344,33 @@ public final class Recorder: @unchecked Sendable {
         timer.activate()
     }
 
-    /// The lost stream is back: the interruption ends and the route says where from.
+    /// The input feeding the open recording is gone and nothing may stand in for it (a
+    /// pinned source unplugged, or only monitors of outputs left): the memo waits,
+    /// interrupted with `device-lost` and writing nothing, until `inputReturned()`.
+    public func inputLost() {
+        dispatchPrecondition(condition: .onQueue(queue))
+        guard let recording = open, recording.pipeline != nil, recording.lostCapture == nil else { return }
+        recording.lostCapture = .deviceLost
+        beginInterruption(.deviceLost, pausesCapture: true)
+    }
+
+    /// An input fit for the open recording (after `inputLost()` or a lost device) is back:
+    /// the capture stream is opened again, and the interruption ends once audio flows.
+    public func inputReturned() {
+        dispatchPrecondition(condition: .onQueue(queue))
+        guard let recording = open, recording.lostCapture == .deviceLost else { return }
+        recording.pipeline?.reopen()
+    }
+
+    /// Opens the open recording's capture stream again, for an input the server did not
+    /// move it to (the default changed under a stream that follows it).
+    public func reopenCapture() {
+        dispatchPrecondition(condition: .onQueue(queue))
+        open?.pipeline?.reopen()
+    }
+
+    /// The lost stream is back: the interruption ends and the route says where from. A
+    /// stream reopened without a loss just carries on.
     private func captureRestored(_ recording: OpenRecording, source: String) {
         guard let reason = recording.lostCapture else { return }
         recording.reconnectTimer?.cancel()
@@ -353,7 +380,7 @@ public final class Recorder: @unchecked Sendable {
         recording.activeSource = source
         guard open === recording else { return }
         endInterruption(reason)
-        observer?.recorder(self, didChange: [.activeSource])
+        if previous != source { observer?.recorder(self, didChange: [.activeSource]) }
         let route: RouteChangeReason = reason == .serverLost ? .serverRestarted : .newDeviceAvailable
         observer?.recorder(self, didChangeRoute: route, from: previous, to: source)
     }

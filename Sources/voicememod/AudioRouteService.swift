@@ -3,20 +3,30 @@ import PulseAudio
 import VoiceMemoCore
 
 /// Keeps the open recording in step with the audio server's inputs: route changes
-/// (default input, devices coming and going, ports) and a muted input become the
-/// contract's `RouteChanged` and `Interruption(…, input-muted, …)`.
+/// (default input, devices coming and going, ports), a lost or returning input, and a
+/// muted input become the contract's `RouteChanged` and `Interruption`s.
 ///
 /// Lives on the daemon's queue; the server monitor delivers its snapshots there.
 final class AudioRouteService {
+    /// How long the server gets to move a stream that follows the default before the
+    /// stream is opened again on the new default (both servers move it within a few ms).
+    private static let moveGrace: DispatchTimeInterval = .milliseconds(100)
+    /// How long the server gets to pick a fallback for a vanished source before the input
+    /// counts as lost (wireplumber settles within tens of milliseconds).
+    private static let fallbackGrace: DispatchTimeInterval = .milliseconds(400)
+
     private let recorder: Recorder
+    private let queue: DispatchQueue
     private var monitor: ServerMonitor?
     private var tracker = RouteTracker()
     private var latest: InputRoutes?
-    /// The memo the tracker's mute state belongs to.
+    /// The memo the tracker's state belongs to.
     private var trackedMemo: String?
+    private var isFallbackCheckScheduled = false
 
     init(recorder: Recorder, queue: DispatchQueue) {
         self.recorder = recorder
+        self.queue = queue
         monitor = ServerMonitor(queue: queue) { [weak self] snapshot in self?.serverChanged(snapshot) }
     }
 
@@ -30,8 +40,11 @@ final class AudioRouteService {
         latest = InputRoutes(
             defaultSource: snapshot.defaultSource,
             inputs: Dictionary(
-                snapshot.sources.map { ($0.name, InputRoutes.Input(isMuted: $0.isMuted, activePort: $0.activePort)) },
-                uniquingKeysWith: { first, _ in first }))
+                snapshot.sources.map {
+                    ($0.name, InputRoutes.Input(isMuted: $0.isMuted, activePort: $0.activePort, isMonitor: $0.isMonitor))
+                },
+                uniquingKeysWith: { first, _ in first }),
+            capturing: snapshot.capturingSource)
         evaluate()
     }
 
@@ -41,6 +54,16 @@ final class AudioRouteService {
         evaluate()
     }
 
+    /// The open recording as the rules see it; nil while none is open or while the server
+    /// itself is lost (its return is the capture path's to report, as `server-restarted`).
+    private var recording: RecordingRoute? {
+        guard [.recording, .paused, .interrupted].contains(recorder.state), recorder.captureLoss != .serverLost
+        else { return nil }
+        return RecordingRoute(
+            active: recorder.activeSource, pinnedSource: recorder.pinnedSource,
+            isWaitingForInput: recorder.captureLoss == .deviceLost)
+    }
+
     private func evaluate() {
         guard let routes = latest else { return }
         let memo = recorder.currentMemo?.id
@@ -48,19 +71,37 @@ final class AudioRouteService {
             tracker.reset()
             trackedMemo = memo
         }
-        // While the capture stream is lost, the server's comings and goings are the capture
-        // path's to report (server-restarted); the rules only keep their view current.
-        let isOpen =
-            [.recording, .paused, .interrupted].contains(recorder.state) && !recorder.activeSource.isEmpty
-            && !recorder.isWaitingForCapture
-        let (events, _) = tracker.update(
-            routes, active: isOpen ? recorder.activeSource : "", isPinned: recorder.isPinnedToSource)
+        apply(tracker.update(routes, recording: recording))
+        if tracker.isWaitingForFallback && !isFallbackCheckScheduled {
+            isFallbackCheckScheduled = true
+            queue.asyncAfter(deadline: .now() + Self.fallbackGrace) { [weak self] in
+                guard let self else { return }
+                isFallbackCheckScheduled = false
+                apply(tracker.stopWaitingForFallback())
+            }
+        }
+    }
+
+    private func apply(_ events: [RouteEvent]) {
         for event in events {
             switch event {
-            case .routeChanged(let reason, _, let source): recorder.changeRoute(reason, to: source)
+            case .routeChanged(let reason, _, let source):
+                recorder.changeRoute(reason, to: source)
+                if reason == .defaultChanged { checkTheStreamMoved() }
+            case .moved(let source): recorder.changeRoute(nil, to: source)
             case .inputMuted(true): recorder.beginInterruption(.inputMuted, pausesCapture: false)
             case .inputMuted(false): recorder.endInterruption(.inputMuted)
+            case .inputLost: recorder.inputLost()
+            case .inputReturned: recorder.inputReturned()
             }
+        }
+    }
+
+    /// Opens the stream again on the new default if the server has not moved it there.
+    private func checkTheStreamMoved() {
+        queue.asyncAfter(deadline: .now() + Self.moveGrace) { [weak self] in
+            guard let self, let recording, tracker.needsReopen(recording) else { return }
+            recorder.reopenCapture()
         }
     }
 }

@@ -121,3 +121,35 @@ package enum AudioAnalysis {
         }
     }
 }
+
+extension AudioAnalysis {
+    /// Which of `frequencies` each `window`-sample stretch of `samples` holds: the one whose
+    /// sine amplitude (Goertzel) is at least `minimumAmplitude` and twice every other's, or
+    /// nil (silence, a mix, a cut). Tells apart the tones of two inputs in one recording.
+    package static func tones(
+        in samples: [Float], frequencies: [Double], sampleRate: Int, window: Int, minimumAmplitude: Double = 0.2
+    ) -> [Double?] {
+        stride(from: 0, to: samples.count - window + 1, by: window).map { start in
+            let stretch = samples[start..<(start + window)]
+            let amplitudes = frequencies.map { sineAmplitude(stretch, frequency: $0, sampleRate: sampleRate) }
+            guard let best = amplitudes.indices.max(by: { amplitudes[$0] < amplitudes[$1] }),
+                amplitudes[best] >= minimumAmplitude,
+                amplitudes.indices.allSatisfy({ $0 == best || amplitudes[$0] * 2 <= amplitudes[best] })
+            else { return nil }
+            return frequencies[best]
+        }
+    }
+
+    /// The amplitude of the sine at `frequency` in `samples` (1 for a full-scale sine).
+    private static func sineAmplitude(_ samples: ArraySlice<Float>, frequency: Double, sampleRate: Int) -> Double {
+        let coefficient = 2 * cos(2 * Double.pi * frequency / Double(sampleRate))
+        var previous = 0.0, beforePrevious = 0.0
+        for sample in samples {
+            let current = Double(sample) + coefficient * previous - beforePrevious
+            beforePrevious = previous
+            previous = current
+        }
+        let power = previous * previous + beforePrevious * beforePrevious - coefficient * previous * beforePrevious
+        return 2 * power.squareRoot() / Double(samples.count)
+    }
+}

@@ -50,6 +50,28 @@ package final class IntegrationFixture {
         try session.resetUserData()
     }
 
+    /// Unloads every device module the fixture (or a test) created, as unplugging every
+    /// microphone would; `restoreDevices()` brings the fixture's back. What the server
+    /// keeps of its own (PipeWire's wireplumber adds an `auto_null` sink) stays.
+    package func removeDevices() throws {
+        stimulus.stop()
+        let modules = try audioServer.pactl(["list", "short", "modules"]).split(separator: "\n").compactMap { line in
+            let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
+            let isOurs = fields.count > 2 && fields[2].contains("voicememo_")
+            return isOurs ? String(fields[0]) : nil
+        }
+        // Sources first: a remap source goes with its master anyway.
+        for module in modules.reversed() {
+            _ = try audioServer.pactl(["unload-module", module])
+        }
+    }
+
+    /// Creates the fixture's devices again, as defaults, and plays the stimulus into them.
+    package func restoreDevices() throws {
+        try AudioDevices.create(using: PulseControl(session: session), timeout: .seconds(10))
+        try stimulus.start()
+    }
+
     /// Launches voicememod on the session bus and waits until it serves.
     package func launchDaemon(arguments: [String] = [], environment: [String: String] = [:]) throws -> Daemon {
         try Daemon(session: session, arguments: arguments, environment: environment)

@@ -28,27 +28,41 @@ package final class Stimulus {
     package static let frequency = 440.0
     /// One second of the tone, `Int16((sin(2π·440·n/48000)·0.5·32767).rounded())`:
     /// the period that repeats.
-    package static let period: [Int16] = (0..<sampleRate).map { index in
-        let phase = 2 * Double.pi * frequency * Double(index) / Double(sampleRate)
-        return Int16((sin(phase) * amplitude * 32767).rounded())
+    package static let period = tone(frequency: frequency)
+
+    /// One second of a sine at `frequency` (a whole number of hertz, so it loops seamlessly).
+    package static func tone(frequency: Double) -> [Int16] {
+        (0..<sampleRate).map { index in
+            let phase = 2 * Double.pi * frequency * Double(index) / Double(sampleRate)
+            return Int16((sin(phase) * amplitude * 32767).rounded())
+        }
     }
 
     /// The tone's frequency in hertz.
-    package var frequency: Double { Self.frequency }
-    /// One second of the tone: the period that repeats (`Stimulus.period`).
-    package var samples: [Int16] { Self.period }
+    package let frequency: Double
+    /// One second of the tone: the period that repeats (`Stimulus.period` for the fixture's).
+    package let samples: [Int16]
     /// The tone's RMS level in dBFS, computed from `samples` (about −9.03).
     package let rmsDBFS = AudioAnalysis.rmsDBFS(AudioAnalysis.normalized(Stimulus.period))
 
     private let session: TestSession
     private let server: any AudioServer
+    /// The sink the tone plays into.
+    private let sink: String
     private var player: ChildProcess?
     private var writerFinished: DispatchSemaphore?
 
-    /// Prepares the tone for `server` in `session`; call `start()` to play it.
-    package init(session: TestSession, server: any AudioServer) {
+    /// Prepares the tone for `server` in `session`; call `start()` to play it. The fixture's
+    /// tone is 440 Hz into `AudioDevices.stimulusSink`; tests add others (`SecondInput`).
+    package init(
+        session: TestSession, server: any AudioServer, sink: String = AudioDevices.stimulusSink,
+        frequency: Double = Stimulus.frequency
+    ) {
         self.session = session
         self.server = server
+        self.sink = sink
+        self.frequency = frequency
+        samples = frequency == Self.frequency ? Self.period : Self.tone(frequency: frequency)
     }
 
     deinit {
@@ -67,16 +81,16 @@ package final class Stimulus {
         let pacat = try session.launch(
             "pacat",
             [
-                "--playback", "--raw", "--device=\(AudioDevices.stimulusSink)", "--rate=\(Self.sampleRate)",
+                "--playback", "--raw", "--device=\(sink)", "--rate=\(Self.sampleRate)",
                 "--channels=1", "--format=s16le", "--latency-msec=\(Self.bufferMilliseconds)",
                 "--client-name=voicememo-stimulus",
             ],
-            logName: "stimulus", standardInput: .pipe)
+            logName: "stimulus-\(Int(frequency))", standardInput: .pipe)
         player = pacat
         writerFinished = startWriter(to: pacat.standardInput!)
-        try waitUntil("the stimulus stream plays into \(AudioDevices.stimulusSink)", timeout: timeout) {
+        try waitUntil("the stimulus stream plays into \(sink)", timeout: timeout) {
             if let ended = pacat.termination {
-                throw FixtureError.exitedEarly("pacat", termination: ended, log: session.log("stimulus"))
+                throw FixtureError.exitedEarly("pacat", termination: ended, log: session.log("stimulus-\(Int(frequency))"))
             }
             return try streamCount() > 0
         }
@@ -95,7 +109,7 @@ package final class Stimulus {
         writerFinished = nil
         if server.isRunning {
             try? waitUntil("the stimulus stream is gone", timeout: timeout) { try streamCount() == 0 }
-            try? flushMicrophone(timeout: timeout)
+            if sink == AudioDevices.stimulusSink { try? flushMicrophone(timeout: timeout) }
         }
     }
 
@@ -150,7 +164,7 @@ package final class Stimulus {
         let sinks = try server.pactl(["list", "short", "sinks"])
         guard
             let sinkIndex = sinks.split(separator: "\n").map({ $0.split(separator: "\t") })
-                .first(where: { $0.count > 1 && $0[1] == AudioDevices.stimulusSink })?.first
+                .first(where: { $0.count > 1 && $0[1] == sink })?.first
         else { return 0 }
         let inputs = try server.pactl(["list", "short", "sink-inputs"])
         return inputs.split(separator: "\n").filter { line in

@@ -26,30 +26,163 @@ final class RouteTests: RecorderTestCase {
         XCTAssertEqual(file.duration, 1.5, accuracy: 0.2, "the muted half second is recorded too (as silence)")
     }
 
-    // 1 (in part). A new default input: the route change is announced and ActiveSource follows.
-    func testANewDefaultInputIsFollowed() throws {
-        let memo = try recorder.recordWithOptions(["format": .string("wav")])
-        XCTAssertEqual(try recorder.property("ActiveSource").string, AudioDevices.microphone)
-        let second = "voicememo_second_mic"
-        let module = try fixture.audioServer.pactl([
-            "load-module", "module-remap-source", "master=\(AudioDevices.stimulusSink).monitor", "source_name=\(second)",
-            "channels=1", "channel_map=mono",
-        ])
-        // The fixture's devices outlive the test: put the default back and drop the new source.
+    // 1. A new default input: the route change is announced, ActiveSource follows, and the
+    // file's audio goes from the first input's tone to the second's with a short gap.
+    func testANewDefaultInputIsFollowedWithAShortGap() throws {
+        let second = try SecondInput(session: fixture.session, server: fixture.audioServer)
+        // The fixture's devices outlive the test: put the default back and drop the new input.
         defer {
             _ = try? fixture.audioServer.pactl(["set-default-source", AudioDevices.microphone])
-            _ = try? fixture.audioServer.pactl(["unload-module", module])
+            second.remove()
         }
-        _ = try fixture.audioServer.pactl(["set-default-source", second])
+        let memo = try recorder.recordWithOptions(["format": .string("wav")])
+        XCTAssertEqual(try recorder.property("ActiveSource").string, AudioDevices.microphone)
+        Thread.sleep(forTimeInterval: 1)
+        _ = try fixture.audioServer.pactl(["set-default-source", SecondInput.source])
         let route = try recorder.waitForSignal("RouteChanged", timeout: .seconds(3)) { $0.arguments.first?.string == "default-changed" }
-        XCTAssertEqual(route.arguments.compactMap(\.string), ["default-changed", AudioDevices.microphone, second])
-        XCTAssertEqual(try recorder.property("ActiveSource").string, second)
-        Thread.sleep(forTimeInterval: 0.5)
+        XCTAssertEqual(route.arguments.compactMap(\.string), ["default-changed", AudioDevices.microphone, SecondInput.source])
+        XCTAssertEqual(try recorder.property("ActiveSource").string, SecondInput.source)
+        Thread.sleep(forTimeInterval: 1)
         XCTAssertEqual(try recorder.call("Stop").first?.objectPath, memo)
-        let file = try SoundFileReader(path: recorder.file(of: memo).path)
-        XCTAssertGreaterThan(file.duration, 0.4)
-        let samples = file.readFloats()
-        let lastQuarter = samples.suffix(samples.count / 4)
-        XCTAssertGreaterThan(lastQuarter.map { abs($0) }.max() ?? 0, 0.4, "the tone goes on from the new input")
+
+        let switchover = try toneSwitch(in: memo, from: Stimulus.frequency, to: SecondInput.frequency)
+        XCTAssertGreaterThan(switchover.before, 0.8, "the first input's tone until the switch")
+        XCTAssertGreaterThan(switchover.after, 0.8, "the second input's tone after it")
+        XCTAssertLessThan(switchover.gap, 0.2, "the switch loses less than 200 ms")
+        print("default switch on \(fixture.audioServer.serverName): \(Int(switchover.gap * 1000)) ms without either tone")
+    }
+
+    // 2. The recorded input is unplugged: the server's fallback takes over, announced as
+    // old-device-unavailable, and the same memo goes on with the fallback's audio.
+    func testUnpluggingTheRecordedInputFallsBackAndGoesOn() throws {
+        let second = try SecondInput(session: fixture.session, server: fixture.audioServer)
+        defer {
+            _ = try? fixture.audioServer.pactl(["set-default-source", AudioDevices.microphone])
+            second.remove()
+        }
+        _ = try fixture.audioServer.pactl(["set-default-source", SecondInput.source])
+        try waitUntil("\(SecondInput.source) is the default", timeout: .seconds(5)) {
+            try fixture.audioServer.pactl(["get-default-source"]) == SecondInput.source
+        }
+        let memo = try recorder.recordWithOptions(["format": .string("wav")])
+        XCTAssertEqual(try recorder.property("ActiveSource").string, SecondInput.source)
+        Thread.sleep(forTimeInterval: 1)
+        try second.removeSource()
+        let route = try recorder.waitForSignal("RouteChanged", timeout: .seconds(3)) {
+            $0.arguments.first?.string == "old-device-unavailable"
+        }
+        XCTAssertEqual(route.arguments.compactMap(\.string), ["old-device-unavailable", SecondInput.source, AudioDevices.microphone])
+        XCTAssertEqual(try recorder.property("ActiveSource").string, AudioDevices.microphone)
+        XCTAssertEqual(try recorder.state, "recording")
+        Thread.sleep(forTimeInterval: 1)
+        XCTAssertEqual(try recorder.call("Stop").first?.objectPath, memo)
+
+        let switchover = try toneSwitch(in: memo, from: SecondInput.frequency, to: Stimulus.frequency)
+        XCTAssertGreaterThan(switchover.before, 0.8, "the unplugged input's audio is kept")
+        XCTAssertGreaterThan(switchover.after, 0.8, "the fallback's audio follows in the same memo")
+    }
+
+    // 6. Every source removed: device-lost within a second, never a hang; sources back: the
+    // interruption ends and the same memo goes on.
+    func testRemovingEverySourceIsADeviceLossUntilOneReturns() throws {
+        defer { try? fixture.restoreDevices() }
+        let memo = try recorder.recordWithOptions(["format": .string("wav")])
+        Thread.sleep(forTimeInterval: 1)
+        try fixture.removeDevices()
+        let removed = ContinuousClock.now
+        let began = try recorder.waitForSignal("Interruption", timeout: .seconds(3)) { $0.arguments.first?.string == "began" }
+        let noticed = ContinuousClock.now - removed
+        print("every source removed on \(fixture.audioServer.serverName): device-lost after \(noticed)")
+        XCTAssertLessThan(noticed, .seconds(1), "noticed within a second of the last removal")
+        XCTAssertEqual(began.arguments.compactMap(\.string), ["began", "device-lost"])
+        XCTAssertEqual(began.arguments.last?.boolean, true)
+        XCTAssertEqual(try recorder.state, "interrupted")
+        XCTAssertEqual(try recorder.property("CurrentMemo").objectPath, memo, "the memo stays open")
+        Thread.sleep(forTimeInterval: 1)
+
+        try fixture.restoreDevices()
+        let ended = try recorder.waitForSignal("Interruption", timeout: .seconds(5)) { $0.arguments.first?.string == "ended" }
+        XCTAssertEqual(ended.arguments.compactMap(\.string), ["ended", "device-lost"])
+        XCTAssertEqual(try recorder.state, "recording")
+        XCTAssertEqual(try recorder.property("ActiveSource").string, AudioDevices.microphone)
+        Thread.sleep(forTimeInterval: 1)
+        XCTAssertEqual(try recorder.call("Stop").first?.objectPath, memo)
+        XCTAssertEqual(recorder.memoFiles.count, 1, "one memo, before and after")
+        let samples = try SoundFileReader(path: recorder.file(of: memo).path).readFloats()
+        let tones = AudioAnalysis.tones(in: samples, frequencies: [Stimulus.frequency], sampleRate: 48_000, window: 480)
+        let toneSeconds = Double(tones.filter { $0 != nil }.count) / 100
+        XCTAssertGreaterThan(toneSeconds, 1.6, "the tone from before the loss and after the return")
+        XCTAssertLessThan(toneSeconds, 2.6, "nothing recorded while no input existed")
+    }
+
+    // A recording pinned to an input that goes away pauses (device-lost) rather than record
+    // from a stand-in, and resumes when that input returns.
+    func testAPinnedInputThatGoesAwayIsWaitedFor() throws {
+        let second = try SecondInput(session: fixture.session, server: fixture.audioServer)
+        defer { second.remove() }
+        let memo = try recorder.recordWithOptions(["format": .string("wav"), "source": .string(SecondInput.source)])
+        XCTAssertEqual(try recorder.property("ActiveSource").string, SecondInput.source)
+        Thread.sleep(forTimeInterval: 1)
+        try second.removeSource()
+        let began = try recorder.waitForSignal("Interruption", timeout: .seconds(3)) { $0.arguments.first?.string == "began" }
+        XCTAssertEqual(began.arguments.compactMap(\.string), ["began", "device-lost"])
+        XCTAssertEqual(try recorder.state, "interrupted")
+        Thread.sleep(forTimeInterval: 1)
+        try second.addSource()
+        let ended = try recorder.waitForSignal("Interruption", timeout: .seconds(5)) { $0.arguments.first?.string == "ended" }
+        XCTAssertEqual(ended.arguments.compactMap(\.string), ["ended", "device-lost"])
+        XCTAssertEqual(try recorder.state, "recording")
+        XCTAssertEqual(try recorder.property("ActiveSource").string, SecondInput.source)
+        Thread.sleep(forTimeInterval: 1)
+        XCTAssertEqual(try recorder.call("Stop").first?.objectPath, memo)
+        let samples = try SoundFileReader(path: recorder.file(of: memo).path).readFloats()
+        let tones = AudioAnalysis.tones(
+            in: samples, frequencies: [Stimulus.frequency, SecondInput.frequency], sampleRate: 48_000, window: 480)
+        XCTAssertFalse(tones.contains(Stimulus.frequency), "nothing from the fallback input")
+        let seconds = Double(tones.filter { $0 == SecondInput.frequency }.count) / 100
+        XCTAssertEqual(seconds, 2, accuracy: 0.4, "the pinned input's audio from before and after")
+    }
+
+    // A mixer (pavucontrol) moves the recording's stream: ActiveSource says where it went,
+    // with no route change (the contract has no reason for it), and the audio follows.
+    func testAStreamMovedByAMixerIsFollowed() throws {
+        let second = try SecondInput(session: fixture.session, server: fixture.audioServer)
+        defer { second.remove() }
+        let memo = try recorder.recordWithOptions(["format": .string("wav")])
+        Thread.sleep(forTimeInterval: 1)
+        _ = try fixture.audioServer.pactl(["move-source-output", try daemonStreamIndex(), SecondInput.source])
+        try waitUntil("ActiveSource is \(SecondInput.source)", timeout: .seconds(3)) {
+            try recorder.property("ActiveSource").string == SecondInput.source
+        }
+        Thread.sleep(forTimeInterval: 1)
+        XCTAssertEqual(try recorder.call("Stop").first?.objectPath, memo)
+        XCTAssertFalse(recorder.received.contains { $0.member.rawValue == "RouteChanged" })
+        let switchover = try toneSwitch(in: memo, from: Stimulus.frequency, to: SecondInput.frequency)
+        XCTAssertGreaterThan(switchover.after, 0.8, "the audio comes from where the stream went")
+    }
+
+    /// The index of voicememod's record stream, as `pactl` lists it.
+    private func daemonStreamIndex() throws -> String {
+        let listing = try fixture.audioServer.pactl(["list", "source-outputs"])
+        let blocks = listing.components(separatedBy: "Source Output #").dropFirst()
+        let ours = try XCTUnwrap(blocks.first { $0.contains("application.name = \"voicememo\"") }, listing)
+        return String(ours.prefix { $0.isNumber })
+    }
+
+    /// The seconds of tone `first` before and of tone `second` after the switch in `memo`'s
+    /// file, and the seconds between them that hold neither.
+    private func toneSwitch(in memo: ObjectPath, from first: Double, to second: Double) throws -> (before: Double, after: Double, gap: Double) {
+        let samples = try SoundFileReader(path: recorder.file(of: memo).path).readFloats()
+        let window = 480  // 10 ms
+        let tones = AudioAnalysis.tones(in: samples, frequencies: [first, second], sampleRate: 48_000, window: window)
+        let lastFirst = try XCTUnwrap(tones.lastIndex(of: first), "no \(first) Hz in the file")
+        let firstSecond = try XCTUnwrap(tones.firstIndex(of: second), "no \(second) Hz in the file")
+        XCTAssertLessThan(lastFirst, firstSecond, "the tones do not alternate")
+        let seconds = { (count: Int) in Double(count * window) / 48_000 }
+        return (
+            seconds(tones[...lastFirst].filter { $0 == first }.count),
+            seconds(tones[firstSecond...].filter { $0 == second }.count),
+            seconds(max(0, firstSecond - lastFirst - 1))
+        )
     }
 }

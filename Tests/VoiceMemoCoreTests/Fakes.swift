@@ -4,21 +4,27 @@ import Synchronization
 import VoiceMemoCore
 
 /// A capture stream that produces a counting ramp about ten times faster than real time,
-/// turning to digital silence after `silentAfterReads` reads if given.
+/// turning to digital silence after `silentAfterReads` reads if given, or hanging in a read
+/// (for `hangSeconds`) after `hangAfterReads`, as PipeWire does when every source is gone.
 final class FakeCapture: AudioCapture, @unchecked Sendable {
     let sourceName = "fake_mic"
     private var next: Int16 = 0
     private var reads = 0
     private let silentAfterReads: Int?
     private let failAfterReads: Int?
+    private let hangAfterReads: Int?
+    private let hangSeconds: Double
 
-    init(silentAfterReads: Int? = nil, failAfterReads: Int? = nil) {
+    init(silentAfterReads: Int? = nil, failAfterReads: Int? = nil, hangAfterReads: Int? = nil, hangSeconds: Double = 3600) {
         self.silentAfterReads = silentAfterReads
         self.failAfterReads = failAfterReads
+        self.hangAfterReads = hangAfterReads
+        self.hangSeconds = hangSeconds
     }
 
     func read(into buffer: UnsafeMutableRawBufferPointer) throws(RecorderError) {
         Thread.sleep(forTimeInterval: 0.002)
+        if reads == hangAfterReads { Thread.sleep(forTimeInterval: hangSeconds) }
         reads += 1
         if let failAfterReads, reads > failAfterReads { throw .audioServer("Connection terminated") }
         let silent = silentAfterReads.map { reads > $0 } ?? false
@@ -71,17 +77,23 @@ final class FakeBackend: RecordingBackend, @unchecked Sendable {
     let loseServerAfterReads: Int?
     /// Opens refused after the first one: the server's downtime (Int.max: it never returns).
     let refusedReconnects: Int
+    /// The first capture stream hangs in a read after this many reads, for `hangSeconds`.
+    let hangAfterReads: Int?
+    let hangSeconds: Double
     let opens = Mutex(0)
 
     init(
         refuseCapture: Bool = false, failAfterFrames: Int? = nil, silentAfterReads: Int? = nil,
-        loseServerAfterReads: Int? = nil, refusedReconnects: Int = 0
+        loseServerAfterReads: Int? = nil, refusedReconnects: Int = 0, hangAfterReads: Int? = nil,
+        hangSeconds: Double = 3600
     ) {
         self.refuseCapture = refuseCapture
         self.failAfterFrames = failAfterFrames
         self.silentAfterReads = silentAfterReads
         self.loseServerAfterReads = loseServerAfterReads
         self.refusedReconnects = refusedReconnects
+        self.hangAfterReads = hangAfterReads
+        self.hangSeconds = hangSeconds
     }
 
     func makeFileSink(path: String, request: RecordingRequest, tags: MemoTags) throws(RecorderError) -> AudioFileSink {
@@ -100,7 +112,11 @@ final class FakeBackend: RecordingBackend, @unchecked Sendable {
             count += 1
             return count
         }
-        if attempt == 1 { return FakeCapture(silentAfterReads: silentAfterReads, failAfterReads: loseServerAfterReads) }
+        if attempt == 1 {
+            return FakeCapture(
+                silentAfterReads: silentAfterReads, failAfterReads: loseServerAfterReads, hangAfterReads: hangAfterReads,
+                hangSeconds: hangSeconds)
+        }
         if attempt - 1 <= refusedReconnects { throw .audioServer("Connection refused") }
         return FakeCapture(silentAfterReads: silentAfterReads)
     }

@@ -259,6 +259,63 @@ struct RecorderTests {
         #expect(try harness.sync { $0.state } == .idle)
     }
 
+    @Test func aReadThatHangsIsADeviceLossAndStopStillFinishesTheMemo() async throws {
+        let harness = RecorderHarness(backend: FakeBackend(hangAfterReads: 5))
+        let memo = try await harness.record().get()
+        try await waitUntil(timeout: .seconds(3)) { harness.observer.interruptions.count == 1 }
+        #expect(harness.observer.interruptions.first! == (.deviceLost, true))
+        #expect(try harness.sync { $0.state } == .interrupted)
+        // The read never returns; Stop must not wait for it.
+        _ = try await harness.stop().get()
+        #expect(harness.observer.finished.map(\.1) == [true])
+        #expect(harness.backend.sink(for: memo)!.isClosed)
+        #expect(harness.backend.sink(for: memo)!.frames == 5 * CapturePipeline.framesPerRead(sampleRate: 48000))
+    }
+
+    @Test func aHungReadThatReturnsEndsTheLoss() async throws {
+        let harness = RecorderHarness(backend: FakeBackend(hangAfterReads: 5, hangSeconds: 1))
+        let memo = try await harness.record().get()
+        try await waitUntil(timeout: .seconds(3)) { harness.observer.interruptions.count == 2 }
+        #expect(harness.observer.interruptions.map(\.0) == [.deviceLost, .deviceLost])
+        #expect(harness.observer.interruptions.map(\.1) == [true, false])
+        #expect(harness.observer.routes.first?.0 == .newDeviceAvailable)
+        #expect(try harness.sync { $0.state } == .recording)
+        let frames = harness.backend.sink(for: memo)!.frames
+        try await waitUntil { harness.backend.sink(for: memo)!.frames > frames }
+        _ = try await harness.stop().get()
+    }
+
+    @Test func aLostInputStopsWritingUntilItReturnsOnANewStream() async throws {
+        let harness = RecorderHarness()
+        let memo = try await harness.record().get()
+        let sink = harness.backend.sink(for: memo)!
+        harness.queue.sync { harness.recorder.inputLost() }
+        #expect(try harness.sync { $0.state } == .interrupted)
+        try await Task.sleep(for: .milliseconds(10))
+        let frames = sink.frames
+        try await Task.sleep(for: .milliseconds(30))
+        #expect(sink.frames == frames, "nothing stands in for the lost input")
+        harness.queue.sync { harness.recorder.inputReturned() }
+        try await waitUntil(timeout: .seconds(3)) { harness.observer.interruptions.count == 2 }
+        #expect(harness.backend.opens.withLock { $0 } == 2, "the stream was opened again")
+        #expect(harness.observer.interruptions.map(\.1) == [true, false])
+        #expect(try harness.sync { $0.state } == .recording)
+        try await waitUntil { sink.frames > frames }
+        _ = try await harness.stop().get()
+    }
+
+    @Test func anInputThatReturnsWhileAReadHangsGetsAFreshStream() async throws {
+        let harness = RecorderHarness(backend: FakeBackend(hangAfterReads: 5))
+        let memo = try await harness.record().get()
+        try await waitUntil(timeout: .seconds(3)) { harness.observer.interruptions.count == 1 }
+        harness.queue.sync { harness.recorder.inputReturned() }
+        try await waitUntil(timeout: .seconds(3)) { harness.observer.interruptions.count == 2 }
+        let frames = harness.backend.sink(for: memo)!.frames
+        try await waitUntil { harness.backend.sink(for: memo)!.frames > frames }
+        _ = try await harness.stop().get()
+        #expect(harness.observer.finished.map(\.1) == [true])
+    }
+
     @Test func overlappingInterruptionsPauseOnlyWhileOneThatPausesLasts() async throws {
         let harness = RecorderHarness()
         let memo = try await harness.record().get()
