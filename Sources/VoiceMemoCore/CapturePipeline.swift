@@ -221,11 +221,15 @@ public final class CapturePipeline: @unchecked Sendable {
         hasEnded = true
         watchdog?.cancel()
         watchdog = nil
-        // A closed file is as synchronized as it gets.
+        completeSynchronizations()  // a closed file is as synchronized as it gets
+        onEnded?(ending, closeError)
+    }
+
+    /// Tells every caller of `synchronize(completion:)` still waiting that the file is synced.
+    private func completeSynchronizations() {
         for completion in synchronizations.withLock({ waiting in defer { waiting = [] }; return waiting }) {
             completion()
         }
-        onEnded?(ending, closeError)
     }
 
     /// Opens a new capture stream with growing pauses (100 ms … 1 s) until it works, or
@@ -327,8 +331,9 @@ public final class CapturePipeline: @unchecked Sendable {
 
     private func checkForHungRead() {
         guard watch.declareStall(after: Self.stallTimeout) else { return }
-        // Nothing is written while the read hangs: make the file on disk whole meanwhile.
-        _ = watch.borrowFile { try? sink.synchronize() }
+        // Nothing is written while the read hangs: make the file on disk whole meanwhile, for
+        // those waiting on the hung thread too.
+        if watch.borrowFile({ try? sink.synchronize() }) { completeSynchronizations() }
         onCaptureLost?(.deviceLost("no audio has come from the input for \(Self.stallTimeout) s"))
     }
 

@@ -1,5 +1,6 @@
 import Dispatch
 import FoundationEssentials
+import Synchronization
 import Testing
 import VoiceMemoCore
 
@@ -265,6 +266,10 @@ struct RecorderTests {
         try await waitUntil(timeout: .seconds(3)) { harness.observer.interruptions.count == 1 }
         #expect(harness.observer.interruptions.first! == (.deviceLost, true))
         #expect(try harness.sync { $0.state } == .interrupted)
+        // A system going to sleep must not wait for the read either.
+        let synced = Mutex(false)
+        harness.queue.sync { harness.recorder.synchronizeOpenMemo { synced.withLock { $0 = true } } }
+        try await waitUntil(timeout: .seconds(1)) { synced.withLock { $0 } }
         // The read never returns; Stop must not wait for it.
         _ = try await harness.stop().get()
         #expect(harness.observer.finished.map(\.1) == [true])
