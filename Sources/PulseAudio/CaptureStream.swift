@@ -10,14 +10,14 @@ public final class CaptureStream: AudioCapture {
     private let stream: OpaquePointer
     public let sourceName: String
 
-    /// Connects to `source` (nil: the default input) at `sampleRate` × `channels`, asking
-    /// the server for fragments of `framesPerRead` frames.
+    /// Connects to `source` (nil: the default input, named by `knownDefault` if known) at
+    /// `sampleRate` × `channels`, asking the server for fragments of `framesPerRead` frames.
     public init(
         source: String?, sampleRate: UInt32, channels: UInt32, sampleType: CaptureSampleType, framesPerRead: Int,
-        streamName: String = "Voice memo"
+        streamName: String = "Voice memo", knownDefault: String? = nil
     ) throws(PulseError) {
         // pa_simple does not say which device it got; when following the default, ask.
-        if let source {
+        if let source = source ?? knownDefault {
             sourceName = source
         } else {
             sourceName = try ServerInfo.defaultSourceName()

@@ -1,5 +1,6 @@
 internal import CPulse
 import Dispatch
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc  // getpid
@@ -39,15 +40,28 @@ public final class ServerMonitor: @unchecked Sendable {
     private let mainloop: OpaquePointer
     private var context: OpaquePointer?
     private let queue: DispatchQueue
-    private let onSnapshot: (ServerSnapshot?) -> Void
+    private var onSnapshot: (ServerSnapshot?) -> Void = { _ in }
     private var isClosed = false
+    private let knownDefaultSource = Mutex<String?>(nil)
 
-    public init(queue: DispatchQueue, onSnapshot: @escaping (ServerSnapshot?) -> Void) {
+    /// The server's default input as of the last snapshot; nil while the server is gone or
+    /// not heard from yet. Any thread may ask: a recording's start learns where it will
+    /// record without a connection (several milliseconds on pipewire-pulse) of its own.
+    public var defaultSource: String? { knownDefaultSource.withLock { $0 } }
+
+    /// A monitor delivering on `queue`; it connects once `start(onSnapshot:)` is called.
+    public init(queue: DispatchQueue) {
         self.queue = queue
-        self.onSnapshot = onSnapshot
         mainloop = pa_threaded_mainloop_new()
         pa_threaded_mainloop_start(mainloop)
-        withLock { connect() }
+    }
+
+    /// Connects, and from now on delivers every snapshot to `onSnapshot` on the queue.
+    public func start(onSnapshot: @escaping (ServerSnapshot?) -> Void) {
+        withLock {
+            self.onSnapshot = onSnapshot
+            connect()
+        }
     }
 
     deinit {
@@ -173,6 +187,7 @@ public final class ServerMonitor: @unchecked Sendable {
     private static let processID = String(getpid())
 
     fileprivate func deliver(_ snapshot: ServerSnapshot?) {
+        knownDefaultSource.withLock { $0 = snapshot.map(\.defaultSource).flatMap { $0.isEmpty ? nil : $0 } }
         queue.async { [onSnapshot] in onSnapshot(snapshot) }
     }
 }

@@ -17,17 +17,19 @@ final class AudioRouteService {
 
     private let recorder: Recorder
     private let queue: DispatchQueue
-    private var monitor: ServerMonitor?
+    private let monitor: ServerMonitor
     private var tracker = RouteTracker()
     private var latest: InputRoutes?
     /// The memo the tracker's state belongs to.
     private var trackedMemo: String?
     private var isFallbackCheckScheduled = false
 
-    init(recorder: Recorder, queue: DispatchQueue) {
+    /// Starts `monitor`, which delivers on `queue` (the daemon's).
+    init(recorder: Recorder, monitor: ServerMonitor, queue: DispatchQueue) {
         self.recorder = recorder
+        self.monitor = monitor
         self.queue = queue
-        monitor = ServerMonitor(queue: queue) { [weak self] snapshot in self?.serverChanged(snapshot) }
+        monitor.start { [weak self] snapshot in self?.serverChanged(snapshot) }
     }
 
     private func serverChanged(_ snapshot: ServerSnapshot?) {

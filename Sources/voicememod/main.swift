@@ -1,5 +1,6 @@
 import Bus
 import Dispatch
+import PulseAudio
 import VoiceMemoCore
 
 #if canImport(Glibc)
@@ -24,9 +25,12 @@ signal(SIGPIPE, SIG_IGN)
 let queue = DispatchQueue(label: "voicememod")
 let locations = Locations()
 let settings = SettingsStore(directory: locations.configDirectory)
+/// The audio server's inputs, for the route rules; it also tells a recording's start which
+/// input is the default, saving it a connection of its own.
+let serverMonitor = ServerMonitor(queue: queue)
 let recorder = Recorder(
     directory: MemoDirectory(path: locations.memoDirectory), defaults: settings.load(), settings: settings,
-    backend: PulseRecordingBackend(), queue: queue)
+    backend: PulseRecordingBackend(knownDefaultSource: { serverMonitor.defaultSource }), queue: queue)
 
 let connection: BusConnection
 do {
@@ -61,7 +65,7 @@ let (service, library, watcher) = queue.sync {
     }
     watcher?.start()
     let service = RecorderService(recorder: recorder, player: player, library: library, server: server)
-    service.routes = AudioRouteService(recorder: recorder, queue: queue)
+    service.routes = AudioRouteService(recorder: recorder, monitor: serverMonitor, queue: queue)
     return (service, library, watcher)
 }
 
