@@ -7,8 +7,12 @@ extension RecorderBenchmark {
     func measureIdle() throws {
         let daemon = try fixture.launchDaemon()
         defer { daemon.stop() }
-        // One round trip, so whatever the daemon does after owning its name is done.
+        // One round trip, so whatever the daemon does after owning its name is done. libdispatch
+        // then keeps the worker thread that ran it for 5 s before that thread exits (one
+        // context switch, the pool's housekeeping, not a timer of the daemon's): idle begins
+        // once it is gone.
         try RecorderClient(session: fixture.session).call("GetLevels")
+        Thread.sleep(forTimeInterval: plan.workerLinger)
         let pid = daemon.process.pid
         let (idle, server) = try accounting(of: [pid], recordingFor: plan.idleWindow)
         guard daemon.isRunning else {
@@ -27,7 +31,11 @@ extension RecorderBenchmark {
                 figure: "context switches per s (all threads)", voicememod: Double(idle.contextSwitches) / seconds,
                 target: "0", isMet: idle.contextSwitches == 0))
         let resident = Double(idle.residentKilobytes) / 1024
-        table.add(.init(figure: "resident memory (MiB)", voicememod: resident, target: "≤ 16", isMet: resident <= 16))
+        // The 16 MB are decimal megabytes: 15.26 MiB.
+        let limit = 16_000_000.0 / 1_048_576
+        table.add(
+            .init(
+                figure: "resident memory (MiB)", voicememod: resident, target: "≤ 15.26 (16 MB)", isMet: resident <= limit))
         table.add(
             .init(
                 figure: "audio server CPU, stimulus only (s per minute)",
