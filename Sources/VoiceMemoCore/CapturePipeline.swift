@@ -120,17 +120,21 @@ public final class CapturePipeline: @unchecked Sendable {
         synchronizations.withLock { $0.append(completion) }
     }
 
-    /// Ends the recording after the read in progress; `onEnded` follows once the file is
-    /// closed. A hung read is not waited for.
+    /// Ends the recording; `onEnded` follows once the file is closed. The fragment being
+    /// read is not waited for (up to one server cycle, 21 ms on PipeWire here; a hotkey's
+    /// stop is not that precise): the file is closed at once and the capture thread leaves
+    /// when its read returns. A memo with no audio yet waits for its first fragment (an
+    /// Opus stream without a packet is malformed).
     public func stop() {
         isStopRequested.store(true, ordering: .relaxed)
-        if watch.abandon() { closeForHungThread(ending: .stopped) }
+        let mayDropTheReadInFlight = recordedFrames > 0 || isPaused.load(ordering: .relaxed)
+        if mayDropTheReadInFlight ? watch.takeOver() : watch.abandon() { closeTakenFile(ending: .stopped) }
     }
 
     /// Stops waiting for a lost capture stream: the recording ends with `.captureFailed`.
     public func giveUp() {
         isGivenUp.store(true, ordering: .relaxed)
-        if watch.abandon() { closeForHungThread(ending: .captureFailed(Self.gaveUp)) }
+        if watch.abandon() { closeTakenFile(ending: .captureFailed(Self.gaveUp)) }
     }
 
     /// Closes the capture stream after the read in progress and opens a new one for the same
@@ -210,8 +214,8 @@ public final class CapturePipeline: @unchecked Sendable {
         deliver { $0.finish(finalEnding, closeError: closeError) }
     }
 
-    /// Closes the file on the callback queue, taken from a thread hung in a read.
-    private func closeForHungThread(ending: Ending) {
+    /// Closes the file on the callback queue, taken from a thread waiting in a read.
+    private func closeTakenFile(ending: Ending) {
         finish(ending, closeError: closeSink())
     }
 
