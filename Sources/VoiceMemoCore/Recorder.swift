@@ -222,19 +222,24 @@ public final class Recorder: @unchecked Sendable {
         timer.activate()
     }
 
-    /// Creates the file (so a storage error answers the caller) and starts the pipeline;
-    /// `completion` runs once audio flows or the server refuses.
+    /// Starts the pipeline and, while it connects, creates the file (so a storage error
+    /// answers the caller); `completion` runs once audio flows or the server refuses.
     private func beginCapture(_ recording: OpenRecording, completion: @escaping Completion<MemoReference>) throws(RecorderError) {
+        let pipeline = CapturePipeline(request: recording.request, backend: backend, callbackQueue: queue)
+        pipeline.start()
         let tags = MemoTags(title: recording.request.title, date: now().formatted(.iso8601))
-        try journal.add(recording.fileName)
-        let sink: AudioFileSink
-        do {
-            sink = try backend.makeFileSink(path: recording.memo.path, request: recording.request, tags: tags)
+        do throws(RecorderError) {
+            try journal.add(recording.fileName)
+            do throws(RecorderError) {
+                pipeline.attach(try backend.makeFileSink(path: recording.memo.path, request: recording.request, tags: tags))
+            } catch {
+                journal.remove(recording.fileName)
+                throw error
+            }
         } catch {
-            journal.remove(recording.fileName)
+            pipeline.cancel()
             throw error
         }
-        let pipeline = CapturePipeline(request: recording.request, backend: backend, sink: sink, callbackQueue: queue)
         pipeline.onStarted = { [weak self, unowned recording] result in
             self?.captureStarted(recording, result: result, completion: completion)
         }
@@ -254,7 +259,6 @@ public final class Recorder: @unchecked Sendable {
         pipeline.isMeteringEnabled = defaults.isMeteringEnabled
         recording.pipeline = pipeline
         recording.keepAlive = recording
-        pipeline.start()
     }
 
     private func captureStarted(

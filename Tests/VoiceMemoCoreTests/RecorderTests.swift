@@ -198,7 +198,8 @@ struct RecorderTests {
     }
 
     @Test func aMemoPausedBeforeItsFirstFragmentLeavesNoFile() async throws {
-        let harness = RecorderHarness()
+        // The first fragment takes 0.2 s to arrive, so the pause surely comes before it.
+        let harness = RecorderHarness(backend: FakeBackend(hangAfterReads: 0, hangSeconds: 0.2))
         let memo = try await harness.call { recorder, done in
             recorder.record { _ in }
             try? recorder.pause()
