@@ -50,6 +50,26 @@ struct MeteringTests {
         #expect(half.withUnsafeBytes { meter.add($0, frameCount: 2400, type: .float32) } != nil)
     }
 
+    /// Fragments that straddle window ends: each window holds exactly its own frames.
+    @Test func fragmentsSplitAcrossWindowsMeasureEachWindowAlone() throws {
+        let loud = [Int16](repeating: 16384, count: 2 * 4800)
+        let quiet = [Int16](repeating: -1638, count: 2 * 4800)
+        let stereo = loud + quiet
+        var meter = LevelMeter(channels: 2, sampleRate: 48000)
+        var windows: [Levels] = []
+        var frame = 0
+        for count in [1000, 3000, 1500, 2900, 1200] {
+            let bytes = stereo[(frame * 2)..<((frame + count) * 2)]
+            if let levels = bytes.withUnsafeBytes({ meter.add($0, frameCount: count, type: .int16) }) { windows.append(levels) }
+            frame += count
+        }
+        try #require(windows.count == 2)
+        #expect(windows[0].peak == [Levels.decibels(amplitude: 0.5), Levels.decibels(amplitude: 0.5)])
+        #expect(windows[0].average == windows[0].peak)
+        #expect(windows[1].peak == [Levels.decibels(amplitude: 1638 / 32768), Levels.decibels(amplitude: 1638 / 32768)])
+        #expect(windows[1].average == windows[1].peak)
+    }
+
     @Test(arguments: [(-60.0, 0.0), (-90, 0), (-160, 0), (0, 1), (3, 1)])
     func meterTableEdges(decibels: Double, value: Double) {
         #expect(MeterTable().value(forDecibels: decibels) == value)
