@@ -94,6 +94,22 @@ public final class Recorder: @unchecked Sendable {
         start(request, completion: completion)
     }
 
+    /// `Pause` as the bus answers it: `completion` runs once the file on disk holds every
+    /// frame recorded before the pause (at once when interrupted: a lost stream has nothing
+    /// in flight, and a sleep or muted input syncs on its own).
+    public func pause(completion: @escaping Completion<Void>) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        do {
+            try pause()
+        } catch {
+            return completion(.failure(error))
+        }
+        guard state == .paused else { return completion(.success(())) }
+        // The sync completes on this queue, as every completion does.
+        nonisolated(unsafe) let reply = completion
+        synchronizeOpenMemo { reply(.success(())) }
+    }
+
     /// `Pause`: stops writing audio; the file stays valid on disk.
     public func pause() throws(RecorderError) {
         dispatchPrecondition(condition: .onQueue(queue))

@@ -47,17 +47,7 @@ final class RecorderService: RecorderObserver {
                         call.answer($0.map { [.objectPath(Contract.path(of: $0))] })
                     }
                 },
-                BusMethod("Pause") { [recorder] call in
-                    do throws(RecorderError) {
-                        try recorder.pause()
-                    } catch {
-                        return call.fail(BusError(error))
-                    }
-                    // Replies once the file on disk holds every frame recorded before the pause
-                    // (at once when interrupted: a lost stream has nothing in flight).
-                    guard recorder.state == .paused else { return call.reply() }
-                    recorder.synchronizeOpenMemo { call.reply() }
-                },
+                BusMethod("Pause") { [recorder] call in recorder.pause { call.answer($0.map { [] }) } },
                 BusMethod("Resume") { [recorder] call in call.answer(Result { () throws(RecorderError) in try recorder.resume(); return [] }) },
                 BusMethod("Stop", out: [BusArgument("memo", "o")]) { [recorder] call in
                     recorder.stop { call.answer($0.map { [.objectPath(Contract.path(of: $0))] }) }

@@ -38,7 +38,7 @@ final class FakeCapture: AudioCapture, @unchecked Sendable {
 
 /// A file sink that keeps what was written in memory.
 final class FakeSink: AudioFileSink, @unchecked Sendable {
-    private let state = Mutex<(frames: Int, closed: Bool, failAfter: Int?)>((0, false, nil))
+    private let state = Mutex<(frames: Int, closed: Bool, failAfter: Int?, syncedFrames: Int)>((0, false, nil, 0))
 
     init(failAfterFrames: Int? = nil) {
         state.withLock { $0.failAfter = failAfterFrames }
@@ -46,6 +46,8 @@ final class FakeSink: AudioFileSink, @unchecked Sendable {
 
     var frames: Int { state.withLock { $0.frames } }
     var isClosed: Bool { state.withLock { $0.closed } }
+    /// The frames written when `synchronize()` was last called.
+    var syncedFrames: Int { state.withLock { $0.syncedFrames } }
 
     func write(_ frames: UnsafeRawBufferPointer, frameCount: Int) throws(RecorderError) {
         let failed = state.withLock { state -> Bool in
@@ -57,7 +59,9 @@ final class FakeSink: AudioFileSink, @unchecked Sendable {
         if failed { throw .storage("No space left on device") }
     }
 
-    func synchronize() throws(RecorderError) {}
+    func synchronize() throws(RecorderError) {
+        state.withLock { $0.syncedFrames = $0.frames }
+    }
 
     func close() throws(RecorderError) {
         state.withLock { $0.closed = true }

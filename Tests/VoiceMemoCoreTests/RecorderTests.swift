@@ -197,6 +197,22 @@ struct RecorderTests {
         #expect(harness.observer.finished.map(\.1) == [true])
     }
 
+    @Test func pauseAnswersOnceTheFileOnDiskHoldsEveryFrame() async throws {
+        let harness = RecorderHarness()
+        let memo = try await harness.record().get()
+        let sink = harness.backend.sink(for: memo)!
+        try await waitUntil { sink.frames > 0 }
+        try await harness.call { recorder, done in recorder.pause(completion: done) }.get()
+        #expect(sink.syncedFrames == sink.frames, "synced after the last frame written")
+        try await Task.sleep(for: .milliseconds(30))
+        #expect(sink.syncedFrames == sink.frames, "and nothing written since")
+        #expect(try harness.sync { $0.state } == .paused)
+        let refused = await harness.call { recorder, done in
+            recorder.cancel { _ in recorder.pause(completion: done) }
+        }
+        #expect(throws: RecorderError.self) { try refused.get() }
+    }
+
     @Test func aMemoPausedBeforeItsFirstFragmentLeavesNoFile() async throws {
         // The first fragment takes 0.2 s to arrive, so the pause surely comes before it.
         let harness = RecorderHarness(backend: FakeBackend(hangAfterReads: 0, hangSeconds: 0.2))
