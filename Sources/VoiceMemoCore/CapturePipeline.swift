@@ -148,15 +148,13 @@ public final class CapturePipeline: @unchecked Sendable {
         synchronizations.withLock { $0.append(completion) }
     }
 
-    /// Ends the recording; `onEnded` follows once the file is closed. The fragment being
-    /// read is not waited for (up to one server cycle, 21 ms on PipeWire here; a hotkey's
-    /// stop is not that precise): the file is closed at once and the capture thread leaves
-    /// when its read returns. A memo with no audio yet waits for its first fragment (an
-    /// Opus stream without a packet is malformed).
+    /// Ends the recording after the read in progress, whose fragment holds audio from just
+    /// before the request (waiting for it costs up to one server cycle, 21 ms on the PipeWire
+    /// fixture; dropping it would lose that audio). `onEnded` follows once the file is
+    /// closed. A hung read is not waited for.
     public func stop() {
         isStopRequested.store(true, ordering: .relaxed)
-        let mayDropTheReadInFlight = recordedFrames > 0 || isPaused.load(ordering: .relaxed)
-        if mayDropTheReadInFlight ? watch.takeOver() : watch.abandon() { closeTakenFile(ending: .stopped) }
+        if watch.abandon() { closeTakenFile(ending: .stopped) }
     }
 
     /// Stops waiting for a lost capture stream: the recording ends with `.captureFailed`.
@@ -244,7 +242,7 @@ public final class CapturePipeline: @unchecked Sendable {
         deliver { $0.finish(finalEnding, closeError: closeError) }
     }
 
-    /// Closes the file on the callback queue, taken from a thread waiting in a read.
+    /// Closes the file on the callback queue, taken from a thread hung in a read.
     private func closeTakenFile(ending: Ending) {
         finish(ending, closeError: closeSink())
     }

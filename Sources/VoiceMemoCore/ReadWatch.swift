@@ -6,7 +6,7 @@ import Synchronization
 #endif
 
 /// Watches one capture thread's reads, so a read that hangs neither hangs the recording nor
-/// keeps its file from being synced or closed, and a stop need not wait for a read at all.
+/// keeps its file from being synced or closed.
 ///
 /// A source can vanish without the server failing the stream: PipeWire then leaves
 /// `pa_simple_read` waiting forever. Reads normally complete every 20 ms, so one that has
@@ -72,12 +72,7 @@ final class ReadWatch: Sendable {
 
     /// Takes the file from a thread hung in a read, for good; false if the read is not hung.
     func abandon() -> Bool {
-        isStalled && takeOver()
-    }
-
-    /// Takes the file, for good, from a thread waiting in a read, hung or not; false if the
-    /// thread is between reads (then it owns the file).
-    func takeOver() -> Bool {
-        phase.compareExchange(expected: Phase.reading, desired: Phase.abandoned, ordering: .acquiringAndReleasing).exchanged
+        isStalled
+            && phase.compareExchange(expected: Phase.reading, desired: Phase.abandoned, ordering: .acquiringAndReleasing).exchanged
     }
 }
