@@ -11,14 +11,11 @@ final class RouteTests: RecorderTestCase {
         let memo = try recorder.recordWithOptions(["format": .string("wav")])
         Thread.sleep(forTimeInterval: 0.5)
         _ = try fixture.audioServer.pactl(["set-source-mute", AudioDevices.microphone, "1"])
-        let began = try recorder.waitForSignal("Interruption", timeout: .seconds(2)) { $0.arguments.first?.string == "began" }
-        XCTAssertEqual(began.arguments.compactMap(\.string), ["began", "input-muted"])
-        XCTAssertEqual(began.arguments.last?.boolean, true)
+        try expectInterruption("began", "input-muted", timeout: .seconds(2))
         XCTAssertEqual(try recorder.state, "interrupted")
         Thread.sleep(forTimeInterval: 0.5)
         _ = try fixture.audioServer.pactl(["set-source-mute", AudioDevices.microphone, "0"])
-        let ended = try recorder.waitForSignal("Interruption", timeout: .seconds(2)) { $0.arguments.first?.string == "ended" }
-        XCTAssertEqual(ended.arguments.compactMap(\.string), ["ended", "input-muted"])
+        try expectInterruption("ended", "input-muted", timeout: .seconds(2))
         XCTAssertEqual(try recorder.state, "recording")
         Thread.sleep(forTimeInterval: 0.5)
         XCTAssertEqual(try recorder.call("Stop").first?.objectPath, memo)
@@ -90,19 +87,16 @@ final class RouteTests: RecorderTestCase {
         Thread.sleep(forTimeInterval: 1)
         try fixture.removeDevices()
         let removed = ContinuousClock.now
-        let began = try recorder.waitForSignal("Interruption", timeout: .seconds(3)) { $0.arguments.first?.string == "began" }
+        try expectInterruption("began", "device-lost", timeout: .seconds(3))
         let noticed = ContinuousClock.now - removed
         print("every source removed on \(fixture.audioServer.serverName): device-lost after \(noticed)")
         XCTAssertLessThan(noticed, .seconds(1), "noticed within a second of the last removal")
-        XCTAssertEqual(began.arguments.compactMap(\.string), ["began", "device-lost"])
-        XCTAssertEqual(began.arguments.last?.boolean, true)
         XCTAssertEqual(try recorder.state, "interrupted")
         XCTAssertEqual(try recorder.property("CurrentMemo").objectPath, memo, "the memo stays open")
         Thread.sleep(forTimeInterval: 1)
 
         try fixture.restoreDevices()
-        let ended = try recorder.waitForSignal("Interruption", timeout: .seconds(5)) { $0.arguments.first?.string == "ended" }
-        XCTAssertEqual(ended.arguments.compactMap(\.string), ["ended", "device-lost"])
+        try expectInterruption("ended", "device-lost", timeout: .seconds(5))
         XCTAssertEqual(try recorder.state, "recording")
         XCTAssertEqual(try recorder.property("ActiveSource").string, AudioDevices.microphone)
         Thread.sleep(forTimeInterval: 1)
@@ -124,13 +118,11 @@ final class RouteTests: RecorderTestCase {
         XCTAssertEqual(try recorder.property("ActiveSource").string, SecondInput.source)
         Thread.sleep(forTimeInterval: 1)
         try second.removeSource()
-        let began = try recorder.waitForSignal("Interruption", timeout: .seconds(3)) { $0.arguments.first?.string == "began" }
-        XCTAssertEqual(began.arguments.compactMap(\.string), ["began", "device-lost"])
+        try expectInterruption("began", "device-lost", timeout: .seconds(3))
         XCTAssertEqual(try recorder.state, "interrupted")
         Thread.sleep(forTimeInterval: 1)
         try second.addSource()
-        let ended = try recorder.waitForSignal("Interruption", timeout: .seconds(5)) { $0.arguments.first?.string == "ended" }
-        XCTAssertEqual(ended.arguments.compactMap(\.string), ["ended", "device-lost"])
+        try expectInterruption("ended", "device-lost", timeout: .seconds(5))
         XCTAssertEqual(try recorder.state, "recording")
         XCTAssertEqual(try recorder.property("ActiveSource").string, SecondInput.source)
         Thread.sleep(forTimeInterval: 1)
@@ -167,6 +159,13 @@ final class RouteTests: RecorderTestCase {
         let blocks = listing.components(separatedBy: "Source Output #").dropFirst()
         let ours = try XCTUnwrap(blocks.first { $0.contains("application.name = \"voicememo\"") }, listing)
         return String(ours.prefix { $0.isNumber })
+    }
+
+    /// Waits for `Interruption(type, reason, true)`.
+    private func expectInterruption(_ type: String, _ reason: String, timeout: Duration) throws {
+        let signal = try recorder.waitForSignal("Interruption", timeout: timeout) { $0.arguments.first?.string == type }
+        XCTAssertEqual(signal.arguments.compactMap(\.string), [type, reason])
+        XCTAssertEqual(signal.arguments.last?.boolean, true)
     }
 
     /// The seconds of tone `first` before and of tone `second` after the switch in `memo`'s
