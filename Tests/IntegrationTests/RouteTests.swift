@@ -153,11 +153,12 @@ final class RouteTests: RecorderTestCase {
         XCTAssertGreaterThan(switchover.after, 0.8, "the audio comes from where the stream went")
     }
 
-    /// The index of voicememod's record stream, as `pactl` lists it.
+    /// The index of this test's daemon's record stream, as `pactl` lists it (by process id:
+    /// the previous test's daemon may still be listed for a moment on PipeWire).
     private func daemonStreamIndex() throws -> String {
         let listing = try fixture.audioServer.pactl(["list", "source-outputs"])
         let blocks = listing.components(separatedBy: "Source Output #").dropFirst()
-        let ours = try XCTUnwrap(blocks.first { $0.contains("application.name = \"voicememo\"") }, listing)
+        let ours = try XCTUnwrap(blocks.last { $0.contains("application.process.id = \"\(daemon.process.pid)\"") }, listing)
         return String(ours.prefix { $0.isNumber })
     }
 
