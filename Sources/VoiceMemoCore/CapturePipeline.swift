@@ -41,11 +41,7 @@ public final class CapturePipeline: @unchecked Sendable {
 
     private let request: RecordingRequest
     private let backend: RecordingBackend
-    /// The memo's file, attached by `attach(_:)` while the stream connects; the capture
-    /// thread waits for it (`fileDecided`) before its first use.
-    private var sink: AudioFileSink!
-    private let fileDecided = DispatchSemaphore(value: 0)
-    private let isCancelled = Atomic<Bool>(false)
+    private let sink: AudioFileSink
     private let callbackQueue: DispatchQueue
     private let framesPerRead: Int
     private let syncInterval: Int
@@ -74,9 +70,10 @@ public final class CapturePipeline: @unchecked Sendable {
     /// forever); reads normally complete every 20 ms.
     public static let stallTimeout = 0.5
 
-    public init(request: RecordingRequest, backend: RecordingBackend, callbackQueue: DispatchQueue) {
+    public init(request: RecordingRequest, backend: RecordingBackend, sink: AudioFileSink, callbackQueue: DispatchQueue) {
         self.request = request
         self.backend = backend
+        self.sink = sink
         self.callbackQueue = callbackQueue
         self.framesPerRead = Self.framesPerRead(sampleRate: request.sampleRate)
         // Sync every second: at most a second lost to a power failure, little disk churn.
@@ -99,35 +96,10 @@ public final class CapturePipeline: @unchecked Sendable {
     /// Seconds written to the file so far.
     public var currentTime: Double { Double(recordedFrames) / Double(request.sampleRate) }
 
-    /// Opens the capture stream, off the caller's queue, and moves its audio into the file
-    /// that `attach(_:)` hands over: connecting to the server (10–15 ms on pipewire-pulse)
-    /// and creating the file then overlap.
+    /// Opens the capture stream and starts moving audio, off the caller's queue.
     public func start() {
         startThread(watch: watch, isRestart: false)
         startWatchdog()
-    }
-
-    /// Hands the memo's file to the started pipeline.
-    public func attach(_ sink: AudioFileSink) {
-        self.sink = sink
-        fileDecided.signal()
-    }
-
-    /// Abandons a started pipeline whose file could not be created: its stream is closed
-    /// and nothing is reported.
-    public func cancel() {
-        hasEnded = true
-        watchdog?.cancel()
-        watchdog = nil
-        isCancelled.store(true, ordering: .relaxed)
-        fileDecided.signal()
-    }
-
-    /// Waits until the file is attached (true) or the pipeline cancelled (false).
-    private func awaitFile() -> Bool {
-        fileDecided.wait()
-        fileDecided.signal()  // for the next thread of this pipeline
-        return !isCancelled.load(ordering: .relaxed)
     }
 
     /// Stops writing; captured audio is discarded until `resume()`.
@@ -191,11 +163,9 @@ public final class CapturePipeline: @unchecked Sendable {
         var ending: Ending
         do {
             current = try backend.openCapture(request: request, framesPerRead: framesPerRead)
-            guard awaitFile() else { return }
             let name = current!.sourceName
             deliver { isRestart ? $0.onCaptureRestored?(name) : $0.onStarted?(.success(name)) }
         } catch {
-            guard awaitFile() else { return }
             guard isRestart else {
                 let closeError = closeSink()
                 deliver { $0.onStarted?(.failure(error)) }

@@ -238,24 +238,19 @@ public final class Recorder: @unchecked Sendable {
         timer.activate()
     }
 
-    /// Starts the pipeline and, while it connects, creates the file (so a storage error
-    /// answers the caller); `completion` runs once audio flows or the server refuses.
+    /// Creates the file (so a storage error answers the caller) and starts the pipeline;
+    /// `completion` runs once audio flows or the server refuses.
     private func beginCapture(_ recording: OpenRecording, completion: @escaping Completion<MemoReference>) throws(RecorderError) {
-        let pipeline = CapturePipeline(request: recording.request, backend: backend, callbackQueue: queue)
-        pipeline.start()
         let tags = MemoTags(title: recording.request.title, date: now().formatted(.iso8601))
-        do throws(RecorderError) {
-            try journal.add(recording.fileName)
-            do throws(RecorderError) {
-                pipeline.attach(try backend.makeFileSink(path: recording.memo.path, request: recording.request, tags: tags))
-            } catch {
-                journal.remove(recording.fileName)
-                throw error
-            }
+        try journal.add(recording.fileName)
+        let sink: AudioFileSink
+        do {
+            sink = try backend.makeFileSink(path: recording.memo.path, request: recording.request, tags: tags)
         } catch {
-            pipeline.cancel()
+            journal.remove(recording.fileName)
             throw error
         }
+        let pipeline = CapturePipeline(request: recording.request, backend: backend, sink: sink, callbackQueue: queue)
         pipeline.onStarted = { [weak self, unowned recording] result in
             self?.captureStarted(recording, result: result, completion: completion)
         }
@@ -275,6 +270,7 @@ public final class Recorder: @unchecked Sendable {
         pipeline.isMeteringEnabled = defaults.isMeteringEnabled
         recording.pipeline = pipeline
         recording.keepAlive = recording
+        pipeline.start()
     }
 
     private func captureStarted(
