@@ -144,6 +144,11 @@ public struct RouteTracker: Sendable {
             if let before = last.inputs[active], let now = routes.inputs[active], before.activePort != now.activePort {
                 events.append(.routeChanged(.portChanged, from: active, to: active))
             }
+        } else if let capturing = routes.capturing, capturing != active, routes.inputs[capturing] != nil {
+            // A first view (a restarted server): nothing to compare with, but the stream may
+            // already be elsewhere than the recording was told when it reconnected.
+            events.append(.moved(to: capturing))
+            active = capturing
         }
         let mutedNow = routes.inputs[active]?.isMuted ?? false
         if mutedNow != isMuted {

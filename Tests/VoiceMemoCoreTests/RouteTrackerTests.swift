@@ -51,6 +51,15 @@ struct RouteTrackerTests {
         #expect(events == [.moved(to: "usb")])
     }
 
+    @Test func aFirstViewShowsWhereTheStreamReallyIs() {
+        // Reconnected to a restarted server before its devices were back, then moved.
+        var tracker = RouteTracker()
+        let events = tracker.update(
+            routes("builtin", ["builtin": mic, "auto_null.monitor": monitor], capturing: "builtin"),
+            recording: following("auto_null.monitor"))
+        #expect(events == [.moved(to: "builtin")])
+    }
+
     @Test func anUnpluggedSourceMovesToTheFallback() {
         var tracker = RouteTracker()
         _ = tracker.update(routes("usb", ["builtin": mic, "usb": usb], capturing: "usb"), recording: following("usb"))
