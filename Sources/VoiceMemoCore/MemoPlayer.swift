@@ -81,6 +81,8 @@ public final class MemoPlayer: @unchecked Sendable {
     public func pause() {
         dispatchPrecondition(condition: .onQueue(queue))
         guard let playback = current, !playback.isPaused.load(ordering: .relaxed) else { return }
+        // A write in flight still counts its frames when it returns; the position must not.
+        playback.heldPosition.store(playback.position, ordering: .relaxed)
         playback.isPaused.store(true, ordering: .relaxed)
         onStatusChanged?()
     }
@@ -90,6 +92,7 @@ public final class MemoPlayer: @unchecked Sendable {
         dispatchPrecondition(condition: .onQueue(queue))
         guard let playback = current, playback.isPaused.load(ordering: .relaxed) else { return }
         playback.isPaused.store(false, ordering: .relaxed)
+        playback.heldPosition.store(-1, ordering: .relaxed)
         playback.wake.signal()
         onStatusChanged?()
     }
@@ -180,11 +183,15 @@ private final class Playback: @unchecked Sendable {
     let framesWritten = Atomic<Int>(0)
     /// The frame a seek asked for, or -1.
     let pendingSeek = Atomic<Int>(-1)
+    /// The position when paused, or -1 while playing.
+    let heldPosition = Atomic<Int>(-1)
 
-    /// The position in frames: a pending seek's target, or what was written.
+    /// The position in frames: a pending seek's target, where it was paused, or what was written.
     var position: Int {
         let target = pendingSeek.load(ordering: .relaxed)
-        return target >= 0 ? target : framesWritten.load(ordering: .relaxed)
+        if target >= 0 { return target }
+        let held = heldPosition.load(ordering: .relaxed)
+        return held >= 0 ? held : framesWritten.load(ordering: .relaxed)
     }
 
     init(memo: MemoReference, source: AudioFileSource) {

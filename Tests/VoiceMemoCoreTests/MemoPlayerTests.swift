@@ -36,8 +36,24 @@ private final class RecordingOutput: AudioPlayback, @unchecked Sendable {
     func flush() {}
 }
 
+/// An output whose writes block until the test opens the gate, like a full server buffer.
+private final class GatedOutput: AudioPlayback, @unchecked Sendable {
+    let entered = DispatchSemaphore(value: 0)
+    let gate = DispatchSemaphore(value: 0)
+    let writes = Atomic<Int>(0)
+
+    func write(_ frames: UnsafeBufferPointer<Float>) throws(RecorderError) {
+        entered.signal()
+        gate.wait()
+        writes.add(1, ordering: .relaxed)
+    }
+
+    func drain() throws(RecorderError) {}
+    func flush() {}
+}
+
 private struct FakePlaybackBackend: PlaybackBackend {
-    let output: RecordingOutput
+    let output: any AudioPlayback & Sendable
 
     func openSource(path: String) throws(RecorderError) -> AudioFileSource { CountingSource(seconds: 10) }
     func openPlayback(sampleRate: UInt32, channels: UInt32) throws(RecorderError) -> AudioPlayback { output }
@@ -73,5 +89,34 @@ struct MemoPlayerTests {
             #expect(player.playing == nil)
             #expect(player.position == 0)
         }
+    }
+
+    @Test func aWriteInFlightWhenPausedDoesNotMoveThePosition() async throws {
+        let queue = DispatchQueue(label: "player-test")
+        let output = GatedOutput()
+        let player = MemoPlayer(backend: FakePlaybackBackend(output: output), queue: queue)
+        try queue.sync { try player.play(MemoReference(id: "m", path: "/nonexistent")) }
+        output.entered.wait()
+        output.gate.signal()  // the first write returns: 20 frames played
+        output.entered.wait()  // the second write is in flight
+        let held = queue.sync {
+            player.pause()
+            return player.position
+        }
+        #expect(held == 0.02)
+        output.gate.signal()  // the write in flight returns after the pause
+        let deadline = ContinuousClock.now + .seconds(2)
+        while output.writes.load(ordering: .relaxed) < 2, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        try await Task.sleep(for: .milliseconds(20))
+        queue.sync {
+            #expect(output.writes.load(ordering: .relaxed) == 2, "paused: no further write")
+            #expect(player.position == held, "paused: the position stays")
+            player.resume()
+            #expect(player.position >= held, "resumed: the position goes on from the frames written")
+            player.stop()
+        }
+        output.gate.signal()  // let a write that started after the resume return
     }
 }
