@@ -50,6 +50,8 @@ let package = Package(
         .testTarget(
             name: "Benchmarks",
             dependencies: ["Bus", "SoundFile", "VoiceMemoCore", "IntegrationSupport", "voicememod", "voicememo"],
+            // The C reference recorder is compiled by the benchmark itself, not by SwiftPM.
+            exclude: ["simple-recorder.c"],
             swiftSettings: adapterSettings),
     ]
 )

@@ -4,6 +4,7 @@ import IntegrationSupport
 /// The baseline every recording figure is compared with: `parecord` recording the
 /// fixture's microphone at 48 kHz with 20 ms fragments (voicememod's fragment size),
 /// writing `format` itself, or for Opus `parecord --raw` into a FIFO read by `opusenc`.
+/// Or, as a reference, the same job done by the smallest C program on `pa_simple`.
 ///
 /// Its processes are registered with the session, so closing the session stops them.
 final class BaselineRecorder {
@@ -52,6 +53,17 @@ final class BaselineRecorder {
             standardError: .file(session.logFile(name)))
         session.processes.register(parecord)
         processes = [parecord] + launched
+    }
+
+    /// Starts the `pa_simple` reference program (see `ReferenceProgram`) writing `format`.
+    init(reference program: URL, format: RecordingFormat, in session: TestSession) throws {
+        let name = "reference-\(UUID().uuidString.prefix(8))"
+        file = session.root.appendingPathComponent("\(name).\(format.fileExtension)")
+        let recorder = try ChildProcess(
+            program.path, [AudioDevices.microphone, format.fileExtension, "\(format.channels)", file.path],
+            environment: session.environment, standardError: .file(session.logFile(name)))
+        session.processes.register(recorder)
+        processes = [recorder]
     }
 
     deinit {

@@ -33,6 +33,8 @@ final class BenchmarkTests: XCTestCase {
             XCTAssertGreaterThanOrEqual(row.voicememod, 0, row.figure)
             XCTAssertLessThan(row.voicememod, 60_000, row.figure)
         }
+        let references = table.rows.filter { $0.figure.hasSuffix("the C reference on pa_simple, not voicememod") }
+        XCTAssertEqual(references.count, 2, "wav and flac each have the pa_simple reference: \(markdown)")
         let recordingCost = table.rows.filter { $0.figure.hasSuffix("client + server") }
         XCTAssertEqual(recordingCost.count, RecordingFormat.allCases.count, markdown)
         for row in recordingCost {

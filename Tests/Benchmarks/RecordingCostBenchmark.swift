@@ -5,8 +5,10 @@ import SoundFile
 extension RecorderBenchmark {
     /// CPU per minute of recording for each `RecordingFormat`, voicememod against parecord
     /// in interleaved runs: the client alone, and client plus audio server over the same
-    /// window; and resident memory while recording.
+    /// window; and resident memory while recording. For WAV and FLAC the C reference on
+    /// `pa_simple` runs too, telling what that API costs by itself.
     func measureRecordingCost() throws {
+        let reference = try ReferenceProgram.build(into: fixture.session.root, environment: fixture.session.environment)
         let daemon = try fixture.launchDaemon()
         defer { daemon.stop() }
         let client = try RecorderClient(session: fixture.session)
@@ -18,6 +20,7 @@ extension RecorderBenchmark {
         for format in RecordingFormat.allCases {
             var own: [Double] = [], ownWithServer: [Double] = []
             var baseline: [Double] = [], baselineWithServer: [Double] = []
+            var floor: [Double] = []
             var opusBitrate = 48_000
             for _ in 0..<plan.cpuRuns {
                 let memo = try client.record(format: format.daemonFormat, channels: format.channels)
@@ -39,6 +42,14 @@ extension RecorderBenchmark {
                 baselineWithServer.append(perMinute(base.client.cpuSeconds + base.server.cpuSeconds, over: window))
                 residentBaseline.append(Double(base.client.residentKilobytes) / 1024)
                 try waitForRecordStreams(idleStreams)
+
+                guard format != .opusMono else { continue }
+                let simple = try BaselineRecorder(reference: reference, format: format, in: fixture.session)
+                try waitForRecordStreams(idleStreams + 1)
+                floor.append(perMinute(try accounting(of: simple.pids, recordingFor: window).client.cpuSeconds, over: window))
+                try simple.stop()
+                try? FileManager.default.removeItem(at: simple.file)
+                try waitForRecordStreams(idleStreams)
             }
             let hasTarget = format != .opusMono
             let ownRow = BenchmarkTable.Row(
@@ -50,6 +61,12 @@ extension RecorderBenchmark {
             for var row in [ownRow, totalRow] {
                 if hasTarget { row.isMet = (row.ratio ?? .infinity) <= 1.0 }
                 table.add(row)
+            }
+            if !floor.isEmpty {
+                table.add(
+                    .init(
+                        figure: "\(format.label): client — the C reference on pa_simple, not voicememod", voicememod: floor.median,
+                        baseline: baseline.median))
             }
             if format == .opusMono {
                 table.notes.append(
@@ -65,6 +82,10 @@ extension RecorderBenchmark {
             "CPU: user + system time from /proc/<pid>/stat over \(Int(window.timeInterval)) s windows scaled to one minute, "
                 + "median of \(plan.cpuRuns) interleaved runs; the window opens once the record stream exists; "
                 + "server = every process of the audio server, including its share for the stimulus playing into the microphone")
+        table.notes.append(
+            "C reference on pa_simple: `Tests/Benchmarks/simple-recorder.c`, one thread reading 20 ms fragments with "
+                + "`pa_simple_read` into `sf_writef_short` (no metering, no syncing, no bus): what any recorder through "
+                + "`pa_simple` costs at least")
         table.notes.append(
             "FLAC: voicememod at its default quality (compression level 4), parecord at libsndfile's default (5)")
     }

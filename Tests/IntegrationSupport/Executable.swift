@@ -6,6 +6,7 @@ package enum Executable {
     /// The Debian package providing each program the fixture uses.
     package static let debianPackages: [String: String] = [
         "busctl": "systemd",
+        "cc": "gcc",
         "dbus-daemon": "dbus-daemon",
         "pacat": "pulseaudio-utils",
         "pactl": "pulseaudio-utils",
