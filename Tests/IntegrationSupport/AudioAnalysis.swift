@@ -50,14 +50,19 @@ package enum AudioAnalysis {
     /// `period`, follows every alignment it finds as far as it matches exactly,
     /// and resumes after the longest. Stretches shorter than one window count as 0.
     package static func alignedExactRun(recorded: [Int16], period: [Int16]) -> Int {
+        alignedExactRuns(recorded: recorded, period: period).map(\.count).max() ?? 0
+    }
+
+    /// Every stretch `alignedExactRun` finds, in order, as ranges of `recorded`.
+    package static func alignedExactRuns(recorded: [Int16], period: [Int16]) -> [Range<Int>] {
         let window = 32
-        guard period.count >= window, recorded.count >= window else { return 0 }
+        guard period.count >= window, recorded.count >= window else { return [] }
         var offsetsByWindow: [Int: [Int]] = [:]
         for offset in period.indices {
             offsetsByWindow[windowHash(period, at: offset), default: []].append(offset)
         }
 
-        var longest = 0
+        var runs: [Range<Int>] = []
         var start = 0
         while start + window <= recorded.count {
             var longestHere = 0
@@ -70,8 +75,33 @@ package enum AudioAnalysis {
                 }
                 longestHere = max(longestHere, length)
             }
-            longest = max(longest, longestHere)
-            start += longestHere >= window ? longestHere : 1
+            if longestHere >= window {
+                runs.append(start..<start + longestHere)
+                start += longestHere
+            } else {
+                start += 1
+            }
+        }
+        return runs
+    }
+
+    /// The samples of `recorded` that equal the stimulus in the longest chain of exact
+    /// stretches joined only by digital silence. Where the stimulus itself drops out (a
+    /// loaded machine can starve its player for a graph cycle), the recording goes silent
+    /// and the tone resumes at a new phase; that is the source's gap, not the recorder's.
+    /// A lost, repeated or altered sample anywhere else still ends the chain.
+    package static func exactSamplesAcrossSourceDropouts(recorded: [Int16], period: [Int16]) -> Int {
+        var longest = 0
+        var chain = 0
+        var previousEnd: Int?
+        for run in alignedExactRuns(recorded: recorded, period: period) {
+            if let end = previousEnd, end < run.lowerBound, recorded[end..<run.lowerBound].allSatisfy({ $0 == 0 }) {
+                chain += run.count
+            } else {
+                chain = run.count
+            }
+            longest = max(longest, chain)
+            previousEnd = run.upperBound
         }
         return longest
     }

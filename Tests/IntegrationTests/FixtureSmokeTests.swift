@@ -172,4 +172,21 @@ final class AudioAnalysisTests: XCTestCase {
         XCTAssertEqual(AudioAnalysis.alignedExactRun(recorded: damaged, period: period), 40_000 - 1)
         XCTAssertEqual(AudioAnalysis.alignedExactRun(recorded: silence, period: period), 0)
     }
+
+    /// Exact stretches join across digital silence (the source's own dropout, after which
+    /// the tone resumes at a new phase) but not across a jump or an altered sample.
+    func testExactSamplesJoinAcrossSourceDropoutsOnly() {
+        let period = Stimulus.period
+        let before = (0..<50_000).map { period[$0 % period.count] }
+        let dropout = [Int16](repeating: 0, count: 1_024)
+        let after = (0..<40_000).map { period[(20_017 + $0) % period.count] }  // resumes off the 440 Hz cycle
+        let joined = AudioAnalysis.exactSamplesAcrossSourceDropouts(recorded: before + dropout + after, period: period)
+        XCTAssertEqual(joined, 90_000)
+        let jumped = AudioAnalysis.exactSamplesAcrossSourceDropouts(recorded: before + after, period: period)
+        XCTAssertEqual(jumped, 50_000, "without the silence the jump is lost audio")
+
+        var damaged = before + dropout + after
+        damaged[10_000] &+= 1
+        XCTAssertEqual(AudioAnalysis.exactSamplesAcrossSourceDropouts(recorded: damaged, period: period), 39_999 + 40_000)
+    }
 }
