@@ -78,8 +78,8 @@ final class BaselineRecorder {
         ((try? FileManager.default.attributesOfItem(atPath: file.path)[.size]) as? Int) ?? 0
     }
 
-    /// Stops parecord with SIGTERM and returns once every process has exited (opusenc
-    /// ends at the FIFO's end of file), so the file is finalized.
+    /// Stops parecord (or the reference) with SIGTERM and returns once every process has
+    /// exited (opusenc ends at the FIFO's end of file), so the file is finalized.
     func stop(timeout: Duration = .seconds(10)) throws {
         processes[0].send(SIGTERM)
         try waitUntil("the baseline recorder has exited", timeout: timeout, pollingEvery: .milliseconds(1)) {

@@ -8,7 +8,7 @@ extension RecorderBenchmark {
     /// window; and resident memory while recording. For WAV and FLAC the C reference on
     /// `pa_simple` runs too, telling what that API costs by itself.
     func measureRecordingCost() throws {
-        let reference = try ReferenceProgram.build(into: fixture.session.root, environment: fixture.session.environment)
+        let referenceProgram = try ReferenceProgram.build(into: fixture.session.root, environment: fixture.session.environment)
         let daemon = try fixture.launchDaemon()
         defer { daemon.stop() }
         let client = try RecorderClient(session: fixture.session)
@@ -20,7 +20,7 @@ extension RecorderBenchmark {
         for format in RecordingFormat.allCases {
             var own: [Double] = [], ownWithServer: [Double] = []
             var baseline: [Double] = [], baselineWithServer: [Double] = []
-            var floor: [Double] = []
+            var reference: [Double] = []
             var opusBitrate = 48_000
             for _ in 0..<plan.cpuRuns {
                 let memo = try client.record(format: format.daemonFormat, channels: format.channels)
@@ -44,11 +44,12 @@ extension RecorderBenchmark {
                 try waitForRecordStreams(idleStreams)
 
                 guard format != .opusMono else { continue }
-                let simple = try BaselineRecorder(reference: reference, format: format, in: fixture.session)
+                let simpleRecorder = try BaselineRecorder(reference: referenceProgram, format: format, in: fixture.session)
                 try waitForRecordStreams(idleStreams + 1)
-                floor.append(perMinute(try accounting(of: simple.pids, recordingFor: window).client.cpuSeconds, over: window))
-                try simple.stop()
-                try? FileManager.default.removeItem(at: simple.file)
+                let simple = try accounting(of: simpleRecorder.pids, recordingFor: window)
+                reference.append(perMinute(simple.client.cpuSeconds, over: window))
+                try simpleRecorder.stop()
+                try? FileManager.default.removeItem(at: simpleRecorder.file)
                 try waitForRecordStreams(idleStreams)
             }
             let hasTarget = format != .opusMono
@@ -62,10 +63,10 @@ extension RecorderBenchmark {
                 if hasTarget { row.isMet = (row.ratio ?? .infinity) <= 1.0 }
                 table.add(row)
             }
-            if !floor.isEmpty {
+            if !reference.isEmpty {
                 table.add(
                     .init(
-                        figure: "\(format.label): client — the C reference on pa_simple, not voicememod", voicememod: floor.median,
+                        figure: "\(format.label): client — the C reference on pa_simple, not voicememod", voicememod: reference.median,
                         baseline: baseline.median))
             }
             if format == .opusMono {

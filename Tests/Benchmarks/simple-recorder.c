@@ -24,6 +24,10 @@ int main(int argc, char **argv) {
         return 2;
     }
     int channels = atoi(argv[3]);
+    if (channels < 1 || channels > 2) {
+        fprintf(stderr, "simple-recorder: CHANNELS is 1 or 2\n");
+        return 2;
+    }
     int container = strcmp(argv[2], "flac") == 0 ? SF_FORMAT_FLAC : SF_FORMAT_WAV;
     enum { rate = 48000, frames = rate / 50 };
     pa_sample_spec spec = { PA_SAMPLE_S16LE, rate, (uint8_t)channels };
