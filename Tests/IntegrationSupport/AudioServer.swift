@@ -23,6 +23,14 @@ package protocol AudioServer: AnyObject {
     func stop()
 }
 
+extension AudioServer {
+    /// The rows of `pactl list short <objects>` ("sources", "source-outputs", …), each
+    /// split into its tab-separated fields: the index first, then (mostly) the name.
+    package func shortListing(_ objects: String) throws -> [[String]] {
+        try pactl(["list", "short", objects]).split(separator: "\n").map { $0.split(separator: "\t").map(String.init) }
+    }
+}
+
 /// The audio server implementations, selected by `VOICEMEMO_TEST_SERVER`.
 package enum AudioServerKind: String, CaseIterable {
     /// PulseAudio 16 (the default).

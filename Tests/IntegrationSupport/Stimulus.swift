@@ -161,15 +161,8 @@ package final class Stimulus {
 
     /// How many streams play into the stimulus sink.
     private func streamCount() throws -> Int {
-        let sinks = try server.pactl(["list", "short", "sinks"])
-        guard
-            let sinkIndex = sinks.split(separator: "\n").map({ $0.split(separator: "\t") })
-                .first(where: { $0.count > 1 && $0[1] == sink })?.first
+        guard let sinkIndex = try server.shortListing("sinks").first(where: { $0.count > 1 && $0[1] == sink })?.first
         else { return 0 }
-        let inputs = try server.pactl(["list", "short", "sink-inputs"])
-        return inputs.split(separator: "\n").filter { line in
-            let fields = line.split(separator: "\t")
-            return fields.count > 1 && fields[1] == sinkIndex
-        }.count
+        return try server.shortListing("sink-inputs").filter { $0.count > 1 && $0[1] == sinkIndex }.count
     }
 }
