@@ -45,8 +45,11 @@ public final class CapturePipeline: @unchecked Sendable {
     private let callbackQueue: DispatchQueue
     private let framesPerRead: Int
     private let syncInterval: Int
+    /// Fragments read and kept back from the file (see `pinnedHoldback`).
+    private let heldFragments: Int
 
     private let isPaused = Atomic<Bool>(false)
+    private let isDiscardRequested = Atomic<Bool>(false)
     private let isStopRequested = Atomic<Bool>(false)
     private let isGivenUp = Atomic<Bool>(false)
     private let isReopenRequested = Atomic<Bool>(false)
@@ -70,6 +73,12 @@ public final class CapturePipeline: @unchecked Sendable {
     /// forever); reads normally complete every 20 ms.
     public static let stallTimeout = 0.5
 
+    /// How much of its newest audio a recording pinned to a source keeps back from the file,
+    /// in seconds. When the source vanishes, the server may move the stream to a stand-in
+    /// at once and the news comes a few fragments later; `pause(droppingHeldAudio:)` then
+    /// drops what is held rather than record from an input nobody chose.
+    public static let pinnedHoldback = 0.1
+
     public init(request: RecordingRequest, backend: RecordingBackend, sink: AudioFileSink, callbackQueue: DispatchQueue) {
         self.request = request
         self.backend = backend
@@ -78,6 +87,8 @@ public final class CapturePipeline: @unchecked Sendable {
         self.framesPerRead = Self.framesPerRead(sampleRate: request.sampleRate)
         // Sync every second: at most a second lost to a power failure, little disk churn.
         self.syncInterval = Int(request.sampleRate)
+        self.heldFragments =
+            request.source == nil ? 0 : Int((Self.pinnedHoldback * Double(request.sampleRate) / Double(framesPerRead)).rounded(.up))
         self.lastLevels = Mutex(Levels.silence(channels: Int(request.channels)))
     }
 
@@ -102,14 +113,20 @@ public final class CapturePipeline: @unchecked Sendable {
         startWatchdog()
     }
 
-    /// Stops writing; captured audio is discarded until `resume()`.
-    public func pause() {
-        isPaused.store(true, ordering: .relaxed)
+    /// Stops writing; captured audio is discarded until `resume()`. Audio held back (a
+    /// pinned recording's newest tenth of a second) is written first, or with
+    /// `droppingHeldAudio` dropped: it may come from a stand-in for a vanished input.
+    public func pause(droppingHeldAudio: Bool = false) {
+        if droppingHeldAudio { isDiscardRequested.store(true, ordering: .relaxed) }
+        isPaused.store(true, ordering: .releasing)  // the capture thread sees the drop with the pause
         lastLevels.withLock { $0 = .silence(channels: Int(request.channels)) }
     }
 
     /// Writes again, appending to the same file.
-    public func resume() { isPaused.store(false, ordering: .relaxed) }
+    public func resume() {
+        isDiscardRequested.store(false, ordering: .relaxed)
+        isPaused.store(false, ordering: .relaxed)
+    }
 
     /// Flushes everything written so far to disk (header included) on the capture thread,
     /// after the read in progress, then calls `completion` on the callback queue. Called
@@ -264,21 +281,63 @@ public final class CapturePipeline: @unchecked Sendable {
     private func pump(from capture: AudioCapture, watch: ReadWatch) -> PumpResult {
         let sampleType = request.format.sampleType(for: request.quality)
         let bytesPerFrame = Int(request.channels) * sampleType.byteCount
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: framesPerRead * bytesPerFrame, alignment: 16)
-        defer { buffer.deallocate() }
+        // One slot more than is held back: the read in progress.
+        let held = HeldAudio(capacity: heldFragments + 1, fragmentBytes: framesPerRead * bytesPerFrame)
         let limit = request.frameLimit
         let silenceLimit = request.silenceFrameLimit
         var meter = LevelMeter(channels: Int(request.channels), sampleRate: Int(request.sampleRate))
         var silentFrames = 0
         var framesSinceSync = 0
+
+        /// Writes the oldest held fragment (no further than the frame limit); the ending it
+        /// brings, if any.
+        func writeOldest() -> Ending? {
+            var frames = framesPerRead
+            if let limit { frames = min(frames, limit - recordedFrames) }
+            let written = UnsafeRawBufferPointer(rebasing: held.oldest[0..<(frames * bytesPerFrame)])
+            held.removeOldest()  // its bytes stay put until the next read
+            do {
+                try sink.write(written, frameCount: frames)
+                framesSinceSync += frames
+                if framesSinceSync >= syncInterval {
+                    try sink.synchronize()
+                    framesSinceSync = 0
+                }
+                if synchronizeIfRequested() { framesSinceSync = 0 }
+            } catch {
+                return .writeFailed(error)
+            }
+            recordedFrameCount.add(frames, ordering: .relaxed)
+            if let levels = meter.add(written, frameCount: frames, type: sampleType) {
+                publish(levels)
+                silentFrames = (levels.average.max() ?? Levels.floor) < request.silenceThreshold ? silentFrames + meter.windowFrames : 0
+                if let silenceLimit, silentFrames >= silenceLimit { return .silenceReached }
+            }
+            if let limit, recordedFrames >= limit { return .durationReached }
+            return nil
+        }
+
+        /// Writes everything held back, read before whatever ends or pauses the pumping, unless
+        /// a lost input had it dropped.
+        func writeHeld() -> Ending? {
+            if isPaused.load(ordering: .acquiring) && isDiscardRequested.exchange(false, ordering: .relaxed) {
+                held.removeAll()
+            }
+            while !held.isEmpty {
+                if let ending = writeOldest() { return ending }
+            }
+            return nil
+        }
+
         // A stop that arrives before the first write still waits for one fragment, so a
         // memo toggled off at once holds audio (an Opus stream with no packets is malformed).
-        while !isStopRequested.load(ordering: .relaxed) || (recordedFrames == 0 && !isPaused.load(ordering: .relaxed)) {
-            if isReopenRequested.exchange(false, ordering: .relaxed) { return .reopen }
-            if isGivenUp.load(ordering: .relaxed) { return .ended(.captureFailed(Self.gaveUp)) }
-            guard let (result, endedStall) = watch.watch({ Result { () throws(RecorderError) in try capture.read(into: buffer) } })
+        while !isStopRequested.load(ordering: .relaxed) || (recordedFrames == 0 && held.isEmpty && !isPaused.load(ordering: .relaxed)) {
+            if isReopenRequested.exchange(false, ordering: .relaxed) { return writeHeld().map { .ended($0) } ?? .reopen }
+            if isGivenUp.load(ordering: .relaxed) { return .ended(writeHeld() ?? .captureFailed(Self.gaveUp)) }
+            let slot = held.next
+            guard let (result, endedStall) = watch.watch({ Result { () throws(RecorderError) in try capture.read(into: slot) } })
             else { return .abandoned }
-            if case .failure(let error) = result { return .lost(error) }
+            if case .failure(let error) = result { return writeHeld().map { .ended($0) } ?? .lost(error) }
             if endedStall {
                 let name = capture.sourceName
                 deliver { $0.onCaptureRestored?(name) }
@@ -286,6 +345,7 @@ public final class CapturePipeline: @unchecked Sendable {
             // A read that completes after a pause or stop request holds mostly audio from
             // after the request, so it is dropped for pause but kept for stop.
             if isPaused.load(ordering: .relaxed) {
+                if let ending = writeHeld() { return .ended(ending) }
                 meter.reset()
                 // Entering a pause: bring the file on disk (header included) up to date, so
                 // a paused memo is whole on disk for as long as the pause lasts.
@@ -296,29 +356,13 @@ public final class CapturePipeline: @unchecked Sendable {
                 if synchronizeIfRequested() { framesSinceSync = 0 }
                 continue
             }
-            var frames = framesPerRead
-            if let limit { frames = min(frames, limit - recordedFrames) }
-            let written = UnsafeRawBufferPointer(rebasing: buffer[0..<(frames * bytesPerFrame)])
-            do {
-                try sink.write(written, frameCount: frames)
-                framesSinceSync += frames
-                if framesSinceSync >= syncInterval {
-                    try sink.synchronize()
-                    framesSinceSync = 0
-                }
-                if synchronizeIfRequested() { framesSinceSync = 0 }
-            } catch {
-                return .ended(.writeFailed(error))
+            held.append()
+            while held.count > heldFragments {
+                if let ending = writeOldest() { return .ended(ending) }
             }
-            recordedFrameCount.add(frames, ordering: .relaxed)
-            if let levels = meter.add(written, frameCount: frames, type: sampleType) {
-                publish(levels)
-                silentFrames = (levels.average.max() ?? Levels.floor) < request.silenceThreshold ? silentFrames + meter.windowFrames : 0
-                if let silenceLimit, silentFrames >= silenceLimit { return .ended(.silenceReached) }
-            }
-            if let limit, recordedFrames >= limit { return .ended(.durationReached) }
+            if let limit, recordedFrames + held.count * framesPerRead >= limit, let ending = writeHeld() { return .ended(ending) }
         }
-        return .ended(.stopped)
+        return .ended(writeHeld() ?? .stopped)
     }
 
     /// Checks five times a second, while the pipeline runs, that no read hangs. Only a
@@ -352,6 +396,8 @@ public final class CapturePipeline: @unchecked Sendable {
     }
 
     private func publish(_ levels: Levels) {
+        // Held-back audio written as a pause begins is old news: a paused meter reads silence.
+        guard !isPaused.load(ordering: .relaxed) else { return }
         lastLevels.withLock { $0 = levels }
         guard isMeteringEnabled else { return }
         let time = currentTime

@@ -362,11 +362,14 @@ public final class Recorder: @unchecked Sendable {
 
     /// The input feeding the open recording is gone and nothing may stand in for it (a
     /// pinned source unplugged, or only monitors of outputs left): the memo waits,
-    /// interrupted with `device-lost` and writing nothing, until `inputReturned()`.
+    /// interrupted with `device-lost` and writing nothing, until `inputReturned()`. The audio
+    /// a pinned recording holds back goes too: the server may already have put a stand-in
+    /// under the stream.
     public func inputLost() {
         dispatchPrecondition(condition: .onQueue(queue))
-        guard let recording = open, recording.pipeline != nil, recording.lostCapture == nil else { return }
+        guard let recording = open, let pipeline = recording.pipeline, recording.lostCapture == nil else { return }
         recording.lostCapture = .deviceLost
+        pipeline.pause(droppingHeldAudio: true)
         beginInterruption(.deviceLost, pausesCapture: true)
     }
 

@@ -14,12 +14,18 @@ final class FakeCapture: AudioCapture, @unchecked Sendable {
     private let failAfterReads: Int?
     private let hangAfterReads: Int?
     private let hangSeconds: Double
+    /// Told the frames of each read as it completes.
+    private let onRead: @Sendable (Int) -> Void
 
-    init(silentAfterReads: Int? = nil, failAfterReads: Int? = nil, hangAfterReads: Int? = nil, hangSeconds: Double = 3600) {
+    init(
+        silentAfterReads: Int? = nil, failAfterReads: Int? = nil, hangAfterReads: Int? = nil, hangSeconds: Double = 3600,
+        onRead: @escaping @Sendable (Int) -> Void = { _ in }
+    ) {
         self.silentAfterReads = silentAfterReads
         self.failAfterReads = failAfterReads
         self.hangAfterReads = hangAfterReads
         self.hangSeconds = hangSeconds
+        self.onRead = onRead
     }
 
     func read(into buffer: UnsafeMutableRawBufferPointer) throws(RecorderError) {
@@ -33,6 +39,7 @@ final class FakeCapture: AudioCapture, @unchecked Sendable {
             samples[index] = silent ? 0 : next
             next &+= 1
         }
+        onRead(samples.count)  // mono: a sample per frame
     }
 }
 
@@ -85,6 +92,8 @@ final class FakeBackend: RecordingBackend, @unchecked Sendable {
     let hangAfterReads: Int?
     let hangSeconds: Double
     let opens = Mutex(0)
+    /// Frames every capture stream has delivered so far (the fakes record mono).
+    let framesRead = Mutex(0)
 
     init(
         refuseCapture: Bool = false, failAfterFrames: Int? = nil, silentAfterReads: Int? = nil,
@@ -116,13 +125,14 @@ final class FakeBackend: RecordingBackend, @unchecked Sendable {
             count += 1
             return count
         }
+        let onRead: @Sendable (Int) -> Void = { [self] frames in framesRead.withLock { $0 += frames } }
         if attempt == 1 {
             return FakeCapture(
                 silentAfterReads: silentAfterReads, failAfterReads: loseServerAfterReads, hangAfterReads: hangAfterReads,
-                hangSeconds: hangSeconds)
+                hangSeconds: hangSeconds, onRead: onRead)
         }
         if attempt - 1 <= refusedReconnects { throw .audioServer("Connection refused") }
-        return FakeCapture(silentAfterReads: silentAfterReads)
+        return FakeCapture(silentAfterReads: silentAfterReads, onRead: onRead)
     }
 
     func sink(for memo: MemoReference) -> FakeSink? { sinks.withLock { $0[memo.path] } }

@@ -326,6 +326,53 @@ struct RecorderTests {
         _ = try await harness.stop().get()
     }
 
+    @Test func aPinnedRecordingHoldsItsNewestTenthOfASecondBackUntilStop() async throws {
+        let harness = RecorderHarness()
+        let memo = try await harness.record(["source": .string("fake_mic")]).get()
+        let sink = harness.backend.sink(for: memo)!
+        try await waitUntil { sink.frames > 0 }
+        let written = sink.frames  // before the reads are counted: they only grow
+        #expect(written <= harness.backend.framesRead.withLock { $0 } - 4_800)
+        _ = try await harness.stop().get()
+        #expect(sink.frames == harness.backend.framesRead.withLock { $0 }, "stop writes everything read, held audio too")
+    }
+
+    @Test func aLostPinnedInputDropsTheAudioHeldBack() async throws {
+        let harness = RecorderHarness()
+        let memo = try await harness.record(["source": .string("fake_mic")]).get()
+        let sink = harness.backend.sink(for: memo)!
+        try await waitUntil { sink.frames > 0 }
+        let readBeforeLoss = harness.queue.sync {
+            let frames = harness.backend.framesRead.withLock { $0 }
+            harness.recorder.inputLost()
+            return frames
+        }
+        try await Task.sleep(for: .milliseconds(20))
+        let fragment = 960
+        // The held tenth (five fragments) goes; a read in flight as the loss came may have
+        // been held in time to go with it.
+        #expect(sink.frames <= readBeforeLoss - 4_800 + fragment)
+        #expect(sink.frames >= readBeforeLoss - 4_800 - fragment, "only what was held back is dropped")
+        _ = try await harness.stop().get()
+        #expect(sink.frames <= readBeforeLoss - 4_800 + fragment, "nothing is written while the input is lost")
+    }
+
+    @Test func aPausedPinnedRecordingKeepsWhatItHeld() async throws {
+        let harness = RecorderHarness()
+        let memo = try await harness.record(["source": .string("fake_mic")]).get()
+        let sink = harness.backend.sink(for: memo)!
+        try await waitUntil { sink.frames > 0 }
+        let readBeforePause = try harness.sync { recorder throws(RecorderError) in
+            let frames = harness.backend.framesRead.withLock { $0 }
+            try recorder.pause()
+            return frames
+        }
+        try await Task.sleep(for: .milliseconds(20))
+        // Only a read that completed as the pause came is dropped, as for any recording.
+        #expect(sink.frames >= readBeforePause - 960, "the held audio predates the pause and is written")
+        _ = try await harness.stop().get()
+    }
+
     @Test func anInputThatReturnsWhileAReadHangsGetsAFreshStream() async throws {
         let harness = RecorderHarness(backend: FakeBackend(hangAfterReads: 5))
         let memo = try await harness.record().get()
