@@ -43,6 +43,7 @@ public final class CapturePipeline: @unchecked Sendable {
     private let backend: RecordingBackend
     private let sink: AudioFileSink
     private let callbackQueue: DispatchQueue
+    private let timeouts: CaptureTimeouts
     private let framesPerRead: Int
     private let syncInterval: Int
     /// Fragments read and kept back from the file (see `pinnedHoldback`).
@@ -58,7 +59,7 @@ public final class CapturePipeline: @unchecked Sendable {
     private let lastLevels: Mutex<Levels>
     /// The reads of the current capture thread (a new one after a hung thread is abandoned).
     private var watch = ReadWatch()
-    /// Checks, while the pipeline runs, that no read hangs (on the callback queue).
+    /// Checks, while the pipeline runs, that no read stalls (on the callback queue).
     private var watchdog: DispatchSourceTimer?
     /// Whether `onEnded` was delivered (on the callback queue).
     private var hasEnded = false
@@ -68,22 +69,21 @@ public final class CapturePipeline: @unchecked Sendable {
     /// Frames per read: 20 ms keeps stop and pause within a fragment of the request.
     public static func framesPerRead(sampleRate: UInt32) -> Int { Int(sampleRate) / 50 }
 
-    /// How long a read may wait for audio before the input counts as lost. A source can
-    /// vanish without the server failing the stream (PipeWire then leaves `read` waiting
-    /// forever); reads normally complete every 20 ms.
-    public static let stallTimeout = 0.5
-
     /// How much of its newest audio a recording pinned to a source keeps back from the file,
     /// in seconds. When the source vanishes, the server may move the stream to a stand-in
     /// at once and the news comes a few fragments later; `pause(droppingHeldAudio:)` then
     /// drops what is held rather than record from an input nobody chose.
     public static let pinnedHoldback = 0.1
 
-    public init(request: RecordingRequest, backend: RecordingBackend, sink: AudioFileSink, callbackQueue: DispatchQueue) {
+    public init(
+        request: RecordingRequest, backend: RecordingBackend, sink: AudioFileSink, callbackQueue: DispatchQueue,
+        timeouts: CaptureTimeouts = .standard
+    ) {
         self.request = request
         self.backend = backend
         self.sink = sink
         self.callbackQueue = callbackQueue
+        self.timeouts = timeouts
         self.framesPerRead = Self.framesPerRead(sampleRate: request.sampleRate)
         // Sync every second: at most a second lost to a power failure, little disk churn.
         self.syncInterval = Int(request.sampleRate)
@@ -132,35 +132,58 @@ public final class CapturePipeline: @unchecked Sendable {
     /// after the read in progress, then calls `completion` on the callback queue. Called
     /// after `pause()` it covers every frame the recording holds.
     public func synchronize(completion: @escaping @Sendable () -> Void) {
-        // A hung read would keep the caller (a system going to sleep) waiting: sync here.
-        if watch.borrowFile({ try? sink.synchronize() }) { return completion() }
+        // A stalled read would keep the caller (a system going to sleep) waiting: sync here.
+        if watch.isStalled && watch.borrowFile({ try? sink.synchronize() }) { return completion() }
         synchronizations.withLock { $0.append(completion) }
+        afterReadGrace { [self] in
+            guard synchronizations.withLock({ !$0.isEmpty }), watch.borrowFile({ try? sink.synchronize() }) else { return }
+            completeSynchronizations()
+        }
     }
 
     /// Ends the recording after the read in progress, whose fragment holds audio from just
     /// before the request (waiting for it costs up to one server cycle, 21 ms on the PipeWire
     /// fixture; dropping it would lose that audio). `onEnded` follows once the file is
-    /// closed. A hung read is not waited for.
+    /// closed. A read late by more than `timeouts.readGrace` is not waited for: what the input
+    /// has not delivered by then is not in the memo.
     public func stop() {
         isStopRequested.store(true, ordering: .relaxed)
-        if watch.abandon() { closeTakenFile(ending: .stopped) }
+        endWithoutLateRead(.stopped)
     }
 
     /// Stops waiting for a lost capture stream: the recording ends with `.captureFailed`.
     public func giveUp() {
         isGivenUp.store(true, ordering: .relaxed)
-        if watch.abandon() { closeTakenFile(ending: .captureFailed(Self.gaveUp)) }
+        endWithoutLateRead(.captureFailed(Self.gaveUp))
     }
 
     /// Closes the capture stream after the read in progress and opens a new one for the same
-    /// request: the input it should record from is back, or changed without the server
-    /// moving the stream. `onCaptureRestored` reports the new stream, `onCaptureLost` a
-    /// failure (then it reconnects as after any loss). A hung read is left to its thread.
-    public func reopen() {
+    /// request: the input it should record from is back (`afterLoss`: the read in progress
+    /// is not waited for, it may never return), or changed without the server moving the
+    /// stream. `onCaptureRestored` reports the new stream, `onCaptureLost` a failure (then it
+    /// reconnects as after any loss).
+    public func reopen(afterLoss: Bool) {
         guard !hasEnded else { return }
-        guard watch.abandon() else { return isReopenRequested.store(true, ordering: .relaxed) }
+        guard afterLoss || watch.isStalled, watch.abandon() else { return isReopenRequested.store(true, ordering: .relaxed) }
         watch = ReadWatch()
         startThread(watch: watch, isRestart: true)
+    }
+
+    /// Ends the recording with `ending` now if the read in progress has stalled, or once it
+    /// is late by `timeouts.readGrace`; otherwise the capture thread ends it after its read.
+    private func endWithoutLateRead(_ ending: Ending) {
+        if watch.isStalled && watch.abandon() { return closeTakenFile(ending: ending) }
+        afterReadGrace { [self] in
+            if watch.abandon() { closeTakenFile(ending: ending) }
+        }
+    }
+
+    /// Runs `body` on the callback queue after `timeouts.readGrace`, unless the pipeline has
+    /// ended by then.
+    private func afterReadGrace(_ body: @escaping @Sendable () -> Void) {
+        callbackQueue.asyncAfter(deadline: .now() + timeouts.readGrace) { [self] in
+            if !hasEnded { body() }
+        }
     }
 
     private static let gaveUp = RecorderError.audioServer("the audio input did not come back in time")
@@ -365,22 +388,23 @@ public final class CapturePipeline: @unchecked Sendable {
         return .ended(writeHeld() ?? .stopped)
     }
 
-    /// Checks five times a second, while the pipeline runs, that no read hangs. Only a
-    /// running recording has this timer; an idle daemon has none.
+    /// Checks now and then (every `timeouts.stallCheckInterval`) that no read has stalled.
+    /// Only a running recording has this timer; an idle daemon has none.
     private func startWatchdog() {
         let timer = DispatchSource.makeTimerSource(queue: callbackQueue)
-        timer.schedule(deadline: .now() + .milliseconds(200), repeating: .milliseconds(200), leeway: .milliseconds(50))
+        let interval = DispatchTimeInterval.milliseconds(Int(timeouts.stallCheckInterval * 1000))
+        timer.schedule(deadline: .now() + interval, repeating: interval, leeway: .milliseconds(250))
         timer.setEventHandler { [weak self] in self?.checkForHungRead() }
         watchdog = timer
         timer.activate()
     }
 
     private func checkForHungRead() {
-        guard watch.declareStall(after: Self.stallTimeout) else { return }
+        guard watch.declareStall(after: timeouts.stall) else { return }
         // Nothing is written while the read hangs: make the file on disk whole meanwhile, for
         // those waiting on the hung thread too.
         if watch.borrowFile({ try? sink.synchronize() }) { completeSynchronizations() }
-        onCaptureLost?(.deviceLost("no audio has come from the input for \(Self.stallTimeout) s"))
+        onCaptureLost?(.deviceLost("no audio has come from the input for \(timeouts.stall) s"))
     }
 
     /// Syncs the file if someone asked to, and tells them; whether it synced.

@@ -9,10 +9,12 @@ import Synchronization
 /// keeps its file from being synced or closed.
 ///
 /// A source can vanish without the server failing the stream: PipeWire then leaves
-/// `pa_simple_read` waiting forever. Reads normally complete every 20 ms, so one that has
-/// waited `timeout` means the input is gone. While it hangs the thread leaves the file alone,
-/// so the recorder's queue may borrow it (to sync) or take it over for good (to close it)
-/// and let the thread leave whenever its read returns.
+/// `pa_simple_read` waiting forever. But a read that is late is not lost: inputs that deliver
+/// in bursts (a sine or pipe source, a network tunnel) keep a read waiting for seconds. So the
+/// watch only says how long the read has waited; the pipeline decides what that means. While
+/// a read waits the thread leaves the file alone, so the recorder's queue may borrow it (to
+/// sync) or take it over for good (to close it) and let the thread leave whenever its read
+/// returns.
 final class ReadWatch: Sendable {
     private enum Phase {
         /// Between reads: the capture thread owns the file.
@@ -54,25 +56,29 @@ final class ReadWatch: Sendable {
     /// Declares the read in progress hung once it has waited longer than `timeout` seconds;
     /// true only the first time.
     func declareStall(after timeout: Double) -> Bool {
-        guard phase.load(ordering: .acquiring) == Phase.reading, !stalled.load(ordering: .relaxed) else { return false }
-        let waited = Double(DispatchTime.now().uptimeNanoseconds &- readStart.load(ordering: .relaxed)) / 1e9
-        guard waited > timeout else { return false }
+        guard !stalled.load(ordering: .relaxed), let waited = readWaitTime, waited > timeout else { return false }
         stalled.store(true, ordering: .relaxed)
         return true
     }
 
-    /// Runs `body` while the thread hangs in a hung read; false (and `body` not run) otherwise.
+    /// How long the read in progress has waited, in seconds; nil between reads.
+    var readWaitTime: Double? {
+        guard phase.load(ordering: .acquiring) == Phase.reading else { return nil }
+        return Double(DispatchTime.now().uptimeNanoseconds &- readStart.load(ordering: .relaxed)) / 1e9
+    }
+
+    /// Runs `body` while the thread waits in a read; false (and `body` not run) otherwise.
     func borrowFile(_ body: () -> Void) -> Bool {
-        guard isStalled, phase.compareExchange(expected: Phase.reading, desired: Phase.borrowed, ordering: .acquiringAndReleasing).exchanged
+        guard phase.compareExchange(expected: Phase.reading, desired: Phase.borrowed, ordering: .acquiringAndReleasing).exchanged
         else { return false }
         body()
         phase.store(Phase.reading, ordering: .releasing)
         return true
     }
 
-    /// Takes the file from a thread hung in a read, for good; false if the read is not hung.
+    /// Takes the file from a thread waiting in a read, for good; false between reads (the
+    /// thread is writing and will see the request itself).
     func abandon() -> Bool {
-        isStalled
-            && phase.compareExchange(expected: Phase.reading, desired: Phase.abandoned, ordering: .acquiringAndReleasing).exchanged
+        phase.compareExchange(expected: Phase.reading, desired: Phase.abandoned, ordering: .acquiringAndReleasing).exchanged
     }
 }

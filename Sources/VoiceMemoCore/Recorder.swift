@@ -21,6 +21,7 @@ public final class Recorder: @unchecked Sendable {
     private let settings: SettingsStore?
     private let journal: RecordingJournal
     private let queue: DispatchQueue
+    private let captureTimeouts: CaptureTimeouts
     private let now: () -> Date
     private var open: OpenRecording?
     /// Recordings stopped but still being finalized, by memo id.
@@ -28,7 +29,7 @@ public final class Recorder: @unchecked Sendable {
 
     public init(
         directory: MemoDirectory, defaults: RecorderDefaults, settings: SettingsStore?, backend: RecordingBackend,
-        queue: DispatchQueue, now: @escaping () -> Date = Date.init
+        queue: DispatchQueue, captureTimeouts: CaptureTimeouts = .standard, now: @escaping () -> Date = Date.init
     ) {
         self.directory = directory
         self.journal = RecordingJournal(directory: directory.path)
@@ -36,6 +37,7 @@ public final class Recorder: @unchecked Sendable {
         self.settings = settings
         self.backend = backend
         self.queue = queue
+        self.captureTimeouts = captureTimeouts
         self.now = now
     }
 
@@ -250,7 +252,8 @@ public final class Recorder: @unchecked Sendable {
             journal.remove(recording.fileName)
             throw error
         }
-        let pipeline = CapturePipeline(request: recording.request, backend: backend, sink: sink, callbackQueue: queue)
+        let pipeline = CapturePipeline(
+            request: recording.request, backend: backend, sink: sink, callbackQueue: queue, timeouts: captureTimeouts)
         pipeline.onStarted = { [weak self, unowned recording] result in
             self?.captureStarted(recording, result: result, completion: completion)
         }
@@ -378,14 +381,14 @@ public final class Recorder: @unchecked Sendable {
     public func inputReturned() {
         dispatchPrecondition(condition: .onQueue(queue))
         guard let recording = open, recording.lostCapture == .deviceLost else { return }
-        recording.pipeline?.reopen()
+        recording.pipeline?.reopen(afterLoss: true)
     }
 
     /// Opens the open recording's capture stream again, for an input the server did not
     /// move it to (the default changed under a stream that follows it).
     public func reopenCapture() {
         dispatchPrecondition(condition: .onQueue(queue))
-        open?.pipeline?.reopen()
+        open?.pipeline?.reopen(afterLoss: false)
     }
 
     /// The lost stream is back: the interruption ends and the route says where from. A

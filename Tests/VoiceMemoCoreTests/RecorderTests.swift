@@ -12,11 +12,15 @@ final class RecorderHarness: @unchecked Sendable {
     let observer = RecordingObserver()
     let recorder: Recorder
 
-    init(backend: FakeBackend = FakeBackend()) {
+    /// Timeouts that declare a hung read stalled quickly, for the tests of what follows a stall.
+    static let quickStall = CaptureTimeouts(stall: 0.5, readGrace: 0.1)
+
+    init(backend: FakeBackend = FakeBackend(), timeouts: CaptureTimeouts = .standard) {
         self.backend = backend
         recorder = Recorder(
             directory: MemoDirectory(path: directory.path + "/memos"), defaults: RecorderDefaults(),
-            settings: SettingsStore(directory: directory.path + "/config"), backend: backend, queue: queue)
+            settings: SettingsStore(directory: directory.path + "/config"), backend: backend, queue: queue,
+            captureTimeouts: timeouts)
         recorder.observer = observer
     }
 
@@ -278,7 +282,7 @@ struct RecorderTests {
     }
 
     @Test func aReadThatHangsIsADeviceLossAndStopStillFinishesTheMemo() async throws {
-        let harness = RecorderHarness(backend: FakeBackend(hangAfterReads: 5))
+        let harness = RecorderHarness(backend: FakeBackend(hangAfterReads: 5), timeouts: RecorderHarness.quickStall)
         let memo = try await harness.record().get()
         try await waitUntil(timeout: .seconds(3)) { harness.observer.interruptions.count == 1 }
         #expect(harness.observer.interruptions.first! == (.deviceLost, true))
@@ -295,7 +299,8 @@ struct RecorderTests {
     }
 
     @Test func aHungReadThatReturnsEndsTheLoss() async throws {
-        let harness = RecorderHarness(backend: FakeBackend(hangAfterReads: 5, hangSeconds: 1))
+        let harness = RecorderHarness(
+            backend: FakeBackend(hangAfterReads: 5, hangSeconds: 1), timeouts: RecorderHarness.quickStall)
         let memo = try await harness.record().get()
         try await waitUntil(timeout: .seconds(3)) { harness.observer.interruptions.count == 2 }
         #expect(harness.observer.interruptions.map(\.0) == [.deviceLost, .deviceLost])
@@ -304,6 +309,55 @@ struct RecorderTests {
         #expect(try harness.sync { $0.state } == .recording)
         let frames = harness.backend.sink(for: memo)!.frames
         try await waitUntil { harness.backend.sink(for: memo)!.frames > frames }
+        _ = try await harness.stop().get()
+    }
+
+    @Test func aLateReadIsNotALossAndItsAudioFollowsInOrder() async throws {
+        // A burst input: the sixth read waits 1.5 s, as module-sine-source's 2 s blocks do.
+        let harness = RecorderHarness(backend: FakeBackend(hangAfterReads: 5, hangSeconds: 1.5))
+        let memo = try await harness.record().get()
+        let sink = harness.backend.sink(for: memo)!
+        let perRead = CapturePipeline.framesPerRead(sampleRate: 48000)
+        try await waitUntil { sink.frames == 5 * perRead }
+        try await Task.sleep(for: .milliseconds(1200))
+        #expect(try harness.sync { $0.state } == .recording, "late is not lost")
+        try await waitUntil(timeout: .seconds(2)) { sink.frames > 6 * perRead }
+        _ = try await harness.stop().get()
+        #expect(harness.observer.interruptions.isEmpty)
+        #expect(harness.observer.routes.isEmpty, "the same stream throughout: no route change")
+        #expect(harness.backend.opens.withLock { $0 } == 1, "never reopened")
+        #expect(sink.frames == harness.backend.framesRead.withLock { $0 }, "every frame read is in the file")
+        #expect(harness.observer.finished.map(\.1) == [true])
+    }
+
+    @Test func stopDuringALateReadIsAnsweredWithinTheGrace() async throws {
+        let harness = RecorderHarness(backend: FakeBackend(hangAfterReads: 5))
+        let memo = try await harness.record().get()
+        let sink = harness.backend.sink(for: memo)!
+        let perRead = CapturePipeline.framesPerRead(sampleRate: 48000)
+        try await waitUntil { sink.frames == 5 * perRead }
+        try await Task.sleep(for: .milliseconds(200))  // late, far from stalled
+        let asked = ContinuousClock.now
+        _ = try await harness.stop().get()
+        let answered = ContinuousClock.now - asked
+        #expect(answered < .seconds(1), "answered in \(answered)")
+        #expect(answered >= .milliseconds(Int(CaptureTimeouts.standard.readGrace * 1000) - 20), "the late read had its grace")
+        #expect(harness.observer.interruptions.isEmpty)
+        #expect(harness.observer.finished.map(\.1) == [true])
+        #expect(sink.isClosed)
+        #expect(sink.frames == 5 * perRead, "everything delivered before the stop")
+    }
+
+    @Test func aSyncDuringALateReadDoesNotWaitForIt() async throws {
+        let harness = RecorderHarness(backend: FakeBackend(hangAfterReads: 5))
+        let memo = try await harness.record().get()
+        let sink = harness.backend.sink(for: memo)!
+        try await waitUntil { sink.frames == 5 * CapturePipeline.framesPerRead(sampleRate: 48000) }
+        let synced = Mutex(false)
+        harness.queue.sync { harness.recorder.synchronizeOpenMemo { synced.withLock { $0 = true } } }
+        try await waitUntil(timeout: .seconds(1)) { synced.withLock { $0 } }
+        #expect(sink.syncedFrames == sink.frames, "the file on disk holds every frame written")
+        #expect(try harness.sync { $0.state } == .recording)
         _ = try await harness.stop().get()
     }
 
@@ -374,7 +428,7 @@ struct RecorderTests {
     }
 
     @Test func anInputThatReturnsWhileAReadHangsGetsAFreshStream() async throws {
-        let harness = RecorderHarness(backend: FakeBackend(hangAfterReads: 5))
+        let harness = RecorderHarness(backend: FakeBackend(hangAfterReads: 5), timeouts: RecorderHarness.quickStall)
         let memo = try await harness.record().get()
         try await waitUntil(timeout: .seconds(3)) { harness.observer.interruptions.count == 1 }
         harness.queue.sync { harness.recorder.inputReturned() }

@@ -1,0 +1,29 @@
+/// How long a recording waits on its capture stream before it acts without it.
+///
+/// A read that is late is not a lost input. Reads of a microphone complete every 20 ms, but
+/// PulseAudio's `module-sine-source` hands out audio in 2 s blocks, and pipe, network and
+/// tunnel sources deliver in bursts by design; a loaded machine can stall for a second. Only
+/// the server's word (the source is gone, the stream moved to a monitor) is quick evidence
+/// of a loss; waiting is evidence only after longer than any working input stays silent.
+public struct CaptureTimeouts: Equatable, Sendable {
+    /// A read that has waited this long, with no word from the server, means the input is
+    /// gone (PipeWire leaves a read waiting forever when the last source vanishes unseen):
+    /// the recording is interrupted with `device-lost`. Far above any input's burst.
+    public var stall: Double
+    /// How long `Stop`, giving up and a sync (before sleep) wait for the read in progress
+    /// before they take the file from it: a fragment normally completes in 21 ms, and `Stop`
+    /// must be answered in well under a second even when the input is late.
+    public var readGrace: Double
+
+    public init(stall: Double, readGrace: Double) {
+        self.stall = stall
+        self.readGrace = readGrace
+    }
+
+    /// The daemon's: three times the slowest burst seen (module-sine-source's 2 s).
+    public static let standard = CaptureTimeouts(stall: 6, readGrace: 0.3)
+
+    /// How often a running recording checks for a stalled read: a third of `stall`, so a
+    /// stall is declared within 1⅓ × `stall` and the check costs a wake-up every 2 s.
+    var stallCheckInterval: Double { stall / 3 }
+}
