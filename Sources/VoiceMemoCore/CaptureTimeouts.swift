@@ -21,7 +21,7 @@ public struct CaptureTimeouts: Equatable, Sendable {
     }
 
     /// The daemon's: three times the slowest burst seen (module-sine-source's 2 s).
-    public static let standard = CaptureTimeouts(stall: 6, readGrace: 0.3)
+    public static let standard = CaptureTimeouts(stall: 6, readGrace: 0.5)
 
     /// How often a running recording checks for a stalled read: a third of `stall`, so a
     /// stall is declared within 1⅓ × `stall` and the check costs a wake-up every 2 s.

@@ -21,6 +21,9 @@ package protocol AudioServer: AnyObject {
     func restart() throws
     /// Stops the server's programs with SIGTERM, newest first, and reaps them.
     func stop()
+    /// Sends `signal` to every program of the server: SIGSTOP and SIGCONT freeze and thaw
+    /// it, as a stalled machine would, with every connection left open.
+    func send(_ signal: Int32)
 }
 
 extension AudioServer {

@@ -50,6 +50,10 @@ package final class PipeWireServer: AudioServer {
         processes?.terminate()
     }
 
+    package func send(_ signal: Int32) {
+        processes?.children.forEach { $0.send(signal) }
+    }
+
     /// Stops whatever still runs of the three programs and starts all three again.
     package func restart() throws {
         stop()

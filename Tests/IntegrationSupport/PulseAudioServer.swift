@@ -43,6 +43,10 @@ package final class PulseAudioServer: AudioServer {
         processes?.terminate()
     }
 
+    package func send(_ signal: Int32) {
+        processes?.children.forEach { $0.send(signal) }
+    }
+
     package func restart() throws {
         stop()
         try start()

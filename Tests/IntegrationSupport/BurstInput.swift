@@ -1,0 +1,129 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An input that delivers in bursts, as network, tunnel and pipe sources do: a pipe source
+/// (`module-pipe-source`, which both servers have) fed in real time, but `burst` seconds at
+/// a time.
+///
+/// It carries a counting ramp (frame n holds `Int16(truncatingIfNeeded: n)`), so a recording
+/// of it shows every lost or repeated frame: each sample is one more than the last.
+package final class BurstInput {
+    /// The source's name.
+    package static let source = "voicememo_burst"
+    /// The source's sample rate (s16le, mono).
+    package static let sampleRate = 48_000
+
+    /// The sample the ramp holds at `frame`.
+    package static func sample(at frame: Int) -> Int16 { Int16(truncatingIfNeeded: frame) }
+
+    /// How many neighbouring samples of `recorded` are not one apart: 0 for an unbroken ramp.
+    /// Silence before the ramp's first sample is no break (pipewire-pulse's pipe source plays
+    /// silence until the first burst comes).
+    package static func breaks(in recorded: [Int16]) -> Int {
+        let ramp = recorded.drop { $0 == 0 }
+        return zip(ramp, ramp.dropFirst()).filter { $1 != $0 &+ 1 }.count
+    }
+
+    /// Seconds of audio per burst.
+    package let burst: Double
+    private let server: any AudioServer
+    private let fifo: URL
+    private var module: String?
+    private var descriptor: Int32 = -1
+    /// Set by `remove()` to end the writer.
+    private let stopping = NSLock()
+    private var isStopped = false
+    private var writerFinished: DispatchSemaphore?
+
+    /// Creates the source on `server` and returns once it is listed; `start()` feeds it.
+    package init(session: TestSession, server: any AudioServer, burst: Double) throws {
+        self.server = server
+        self.burst = burst
+        fifo = session.runtimeDirectory.appendingPathComponent("burst-input.fifo")
+        unlink(fifo.path)  // the module makes the pipe
+        module = try server.pactl([
+            "load-module", "module-pipe-source", "source_name=\(Self.source)", "file=\(fifo.path)", "format=s16le",
+            "rate=\(Self.sampleRate)", "channels=1", "channel_map=mono",
+        ])
+        try waitUntil("\(Self.source) is listed", timeout: .seconds(5)) {
+            try server.pactl(["list", "short", "sources"]).contains(Self.source)
+        }
+        // Non-blocking, so a source that stops reading (suspended, or its server gone)
+        // cannot keep the writer, and `remove()` with it, waiting.
+        descriptor = open(fifo.path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else { throw FixtureError.systemCallFailed("open \(fifo.path)", errno: errno) }
+    }
+
+    /// Starts the bursts, from the ramp's first sample. Started once a recording is open, the
+    /// source has nothing older to hand it.
+    package func start() {
+        guard writerFinished == nil else { return }
+        writerFinished = startWriter()
+    }
+
+    deinit {
+        remove()
+    }
+
+    /// Stops the writer, closes the pipe and unloads the source.
+    package func remove() {
+        stopping.withLock { isStopped = true }
+        writerFinished?.wait()
+        writerFinished = nil
+        if descriptor >= 0 { close(descriptor) }
+        descriptor = -1
+        if let module, server.isRunning { _ = try? server.pactl(["unload-module", module]) }
+        module = nil
+        unlink(fifo.path)
+    }
+
+    /// Writes a burst each `burst` seconds, each holding the ramp's last `burst` seconds, so
+    /// on average the source gets audio at the real-time rate. The first burst goes out at
+    /// once, one burst ahead: PulseAudio's pipe source passes each burst on as it comes, but
+    /// pipewire-pulse's paces the pipe in real time and plays silence whenever it runs dry.
+    private func startWriter() -> DispatchSemaphore {
+        let finished = DispatchSemaphore(value: 0)
+        let framesPerBurst = Int(burst * Double(Self.sampleRate))
+        let descriptor = self.descriptor
+        let thread = Thread { [stopping] in
+            var blocked = sigset_t()
+            sigemptyset(&blocked)
+            sigaddset(&blocked, SIGPIPE)
+            pthread_sigmask(SIG_BLOCK, &blocked, nil)
+            var nextFrame = 0
+            var deadline = ContinuousClock.now.advanced(by: .seconds(-self.burst))
+            while true {
+                let now = ContinuousClock.now
+                if deadline > now { Thread.sleep(forTimeInterval: (deadline - now).timeInterval) }
+                deadline = deadline.advanced(by: .seconds(self.burst))
+                if stopping.withLock({ self.isStopped }) { break }
+                let samples = (nextFrame..<nextFrame + framesPerBurst).map { Self.sample(at: $0).littleEndian }
+                nextFrame += framesPerBurst
+                let complete = samples.withUnsafeBytes { buffer in
+                    var offset = 0
+                    while offset < buffer.count {
+                        if stopping.withLock({ self.isStopped }) { return false }
+                        let written = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                        if written >= 0 {
+                            offset += written
+                        } else if errno == EAGAIN {
+                            var writable = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
+                            _ = poll(&writable, 1, 100)
+                        } else if errno != EINTR {
+                            return false
+                        }
+                    }
+                    return true
+                }
+                if !complete { break }
+            }
+            finished.signal()
+        }
+        thread.name = "voicememo-burst-writer"
+        thread.start()
+        return finished
+    }
+}
