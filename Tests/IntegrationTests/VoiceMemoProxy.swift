@@ -19,11 +19,16 @@ final class VoiceMemoProxy {
     /// Every signal from the recorder object seen so far, in order.
     private(set) var received: [BusSignal] = []
 
-    init(session: TestSession) throws {
-        calls = try BusConnection.connect(address: session.busAddress)
-        signals = try BusConnection.connect(address: session.busAddress)
+    convenience init(session: TestSession) throws {
+        try self.init(busAddress: session.busAddress, memoDirectory: session.memoDirectory)
+    }
+
+    /// A proxy for a daemon on the bus at `busAddress` that keeps its memos in `memoDirectory`.
+    init(busAddress: String, memoDirectory: URL) throws {
+        calls = try BusConnection.connect(address: busAddress)
+        signals = try BusConnection.connect(address: busAddress)
         try signals.addMatch("type='signal',path_namespace='\(Self.path.rawValue)'")
-        memoDirectory = session.memoDirectory
+        self.memoDirectory = memoDirectory
     }
 
     /// Calls a recorder method; the contract's errors are thrown as `BusError`.
