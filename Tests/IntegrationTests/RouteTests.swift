@@ -87,8 +87,14 @@ final class RouteTests: RecorderTestCase {
     // interruption ends and the same memo goes on.
     func testRemovingEverySourceIsADeviceLossUntilOneReturns() throws {
         defer { try? fixture.restoreDevices() }
-        let memo = try recorder.recordWithOptions(["format": .string("wav")])
+        // The tone sounds from Record until the stimulus stops (removing the devices begins with
+        // that), and again once they are restored; the pactl runs that restore them lie
+        // partly inside the recording.
+        var beforeLoss = RecordingSpan()
+        var afterReturn = RecordingSpan()
+        let memo = try beforeLoss.start { try recorder.recordWithOptions(["format": .string("wav")]) }
         Thread.sleep(forTimeInterval: 1)
+        beforeLoss.stop { fixture.stimulus.stop() }
         try fixture.removeDevices()
         let removed = ContinuousClock.now
         try expectInterruption("began", "device-lost", timeout: .seconds(3))
@@ -99,18 +105,22 @@ final class RouteTests: RecorderTestCase {
         XCTAssertEqual(try recorder.property("CurrentMemo").objectPath, memo, "the memo stays open")
         Thread.sleep(forTimeInterval: 1)
 
-        try fixture.restoreDevices()
-        try expectInterruption("ended", "device-lost", timeout: .seconds(5))
+        try afterReturn.start {
+            try fixture.restoreDevices()
+            try expectInterruption("ended", "device-lost", timeout: .seconds(5))
+        }
         XCTAssertEqual(try recorder.state, "recording")
         XCTAssertEqual(try recorder.property("ActiveSource").string, AudioDevices.microphone)
         Thread.sleep(forTimeInterval: 1)
-        XCTAssertEqual(try recorder.call("Stop").first?.objectPath, memo)
+        XCTAssertEqual(try afterReturn.stop { try recorder.call("Stop") }.first?.objectPath, memo)
         XCTAssertEqual(recorder.memoFiles.count, 1, "one memo, before and after")
         let samples = try SoundFileReader(path: recorder.file(of: memo).path).readFloats()
         let tones = AudioAnalysis.tones(in: samples, frequencies: [Stimulus.frequency], sampleRate: 48_000, window: 480)
         let toneSeconds = Double(tones.filter { $0 != nil }.count) / 100
-        XCTAssertGreaterThan(toneSeconds, 1.6, "the tone from before the loss and after the return")
-        XCTAssertLessThan(toneSeconds, 2.6, "nothing recorded while no input existed")
+        let recorded = RecordingSpan.seconds(of: beforeLoss, afterReturn)
+        let context = "\(toneSeconds) s of tone, recorded \(beforeLoss) and \(afterReturn)"
+        XCTAssertGreaterThan(toneSeconds, recorded.lowerBound - 0.15, "the tone from before the loss and after the return: \(context)")
+        XCTAssertLessThan(toneSeconds, recorded.upperBound + 0.15, "nothing recorded while no input existed: \(context)")
     }
 
     // A recording pinned to an input that goes away pauses (device-lost) rather than record
@@ -118,25 +128,36 @@ final class RouteTests: RecorderTestCase {
     func testAPinnedInputThatGoesAwayIsWaitedFor() throws {
         let second = try SecondInput(session: fixture.session, server: fixture.audioServer)
         defer { second.remove() }
-        let memo = try recorder.recordWithOptions(["format": .string("wav"), "source": .string(SecondInput.source)])
+        // The pactl runs that remove and add the source lie partly inside the recording.
+        var beforeLoss = RecordingSpan()
+        var afterReturn = RecordingSpan()
+        let memo = try beforeLoss.start {
+            try recorder.recordWithOptions(["format": .string("wav"), "source": .string(SecondInput.source)])
+        }
         XCTAssertEqual(try recorder.property("ActiveSource").string, SecondInput.source)
         Thread.sleep(forTimeInterval: 1)
-        try second.removeSource()
+        try beforeLoss.stop { try second.removeSource() }
         try expectInterruption("began", "device-lost", timeout: .seconds(3))
         XCTAssertEqual(try recorder.state, "interrupted")
         Thread.sleep(forTimeInterval: 1)
-        try second.addSource()
-        try expectInterruption("ended", "device-lost", timeout: .seconds(5))
+        try afterReturn.start {
+            try second.addSource()
+            try expectInterruption("ended", "device-lost", timeout: .seconds(5))
+        }
         XCTAssertEqual(try recorder.state, "recording")
         XCTAssertEqual(try recorder.property("ActiveSource").string, SecondInput.source)
         Thread.sleep(forTimeInterval: 1)
-        XCTAssertEqual(try recorder.call("Stop").first?.objectPath, memo)
+        XCTAssertEqual(try afterReturn.stop { try recorder.call("Stop") }.first?.objectPath, memo)
         let samples = try SoundFileReader(path: recorder.file(of: memo).path).readFloats()
         let tones = AudioAnalysis.tones(
             in: samples, frequencies: [Stimulus.frequency, SecondInput.frequency], sampleRate: 48_000, window: 480)
         XCTAssertFalse(tones.contains(Stimulus.frequency), "nothing from the fallback input")
         let seconds = Double(tones.filter { $0 == SecondInput.frequency }.count) / 100
-        XCTAssertEqual(seconds, 2, accuracy: 0.4, "the pinned input's audio from before and after")
+        // A pinned recording holds its newest 0.1 s back and drops it when the input goes.
+        let recorded = RecordingSpan.seconds(of: beforeLoss, afterReturn)
+        XCTAssertTrue(
+            (recorded.lowerBound - 0.1 - 0.15...recorded.upperBound + 0.15).contains(seconds),
+            "the pinned input's audio from before and after: \(seconds) s, recorded \(beforeLoss) and \(afterReturn)")
     }
 
     // A mixer (pavucontrol) moves the recording's stream: ActiveSource says where it went,
