@@ -5,8 +5,9 @@ import XCTest
 /// `make bench` (`VOICEMEMO_BENCH=full`): voicememod against parecord on the private bus
 /// and audio server of the integration tests, printed as a Markdown table and written to
 /// `VOICEMEMO_BENCH_OUTPUT`. Without `VOICEMEMO_BENCH=full` it is a smoke run of a few
-/// seconds that proves the table is produced with sane numbers; targets are reported,
-/// not asserted, since a loaded machine must not fail the suite.
+/// seconds that proves the table is produced with sane numbers. The recording's samples
+/// are asserted in every run (a lost or repeated fragment is a bug at any speed); speed
+/// targets are reported, not asserted, since a loaded machine must not fail the suite.
 final class BenchmarkTests: XCTestCase {
     /// Runs the benchmark and checks the table.
     func testRecorderAgainstParecord() throws {
@@ -15,7 +16,8 @@ final class BenchmarkTests: XCTestCase {
         defer { fixture.close() }
         try fixture.prepareForTest()
 
-        let table = try RecorderBenchmark(fixture: fixture, plan: plan).run()
+        let benchmark = RecorderBenchmark(fixture: fixture, plan: plan)
+        let table = try benchmark.run()
         let server = fixture.audioServer.serverName
         let header = "voicememod vs parecord on \(server) — \(Machine.summary)"
             + (plan.isFull ? "" : " (smoke run: tiny durations, numbers not meaningful)")
@@ -37,9 +39,18 @@ final class BenchmarkTests: XCTestCase {
         XCTAssertEqual(references.count, 2, "wav and flac each have the pa_simple reference: \(markdown)")
         let recordingCost = table.rows.filter { $0.figure.hasSuffix("client + server") }
         XCTAssertEqual(recordingCost.count, RecordingFormat.allCases.count, markdown)
-        for row in recordingCost {
-            XCTAssertGreaterThan(row.voicememod, 0, "\(row.figure): recording costs some CPU")
-            XCTAssertGreaterThan(row.baseline ?? 0, 0, "\(row.figure): parecord costs some CPU")
-        }
+        // A smoke window is 1 s, counted in 10 ms clock ticks: a recorder and its server can
+        // together be charged none in one (seen for parecord's wav on PipeWire, and for
+        // voicememod's opus under load). Over every format each costs some, unless the
+        // accounting reads the wrong processes.
+        XCTAssertGreaterThan(recordingCost.map(\.voicememod).reduce(0, +), 0, "recording costs some CPU: \(markdown)")
+        XCTAssertGreaterThan(recordingCost.compactMap(\.baseline).reduce(0, +), 0, "parecord costs some CPU: \(markdown)")
+
+        // Correctness, asserted in every run: no fragment lost or repeated.
+        let continuity = try XCTUnwrap(benchmark.continuity)
+        print(
+            "continuity: \(continuity.written) samples written, \(Int(continuity.produced.lowerBound))…"
+                + "\(Int(continuity.produced.upperBound)) produced; bit-exact \(continuity.exactChain)")
+        XCTAssertEqual(continuity.violations, [], markdown)
     }
 }

@@ -6,20 +6,21 @@ extension RecorderBenchmark {
     /// Records the stimulus for `plan.continuityRecording` into a 16-bit mono WAV and
     /// counts its samples: against what the source produced between the `Record` reply
     /// and the `Stop` call, and against the longest bit-exact run of the tone (a lost or
-    /// repeated sample anywhere breaks the run).
+    /// repeated sample anywhere breaks the run); keeps the figures the test asserts in
+    /// `continuity`.
     func measureContinuity() throws {
         let daemon = try fixture.launchDaemon()
         defer { daemon.stop() }
         let client = try RecorderClient(session: fixture.session)
-        let memo = try client.record(format: "wav", channels: 1)
-        let replied = clock.now
+        var span = RecordingSpan()
+        let memo = try span.start { try client.record(format: "wav", channels: 1) }
         keepRecording(for: plan.continuityRecording)
-        let stopping = clock.now
-        try client.call("Stop")
+        try span.stop { try client.call("Stop") }
         _ = try client.waitForRecordingFinished()
 
         let samples = try SoundFileReader(path: client.file(of: memo).path).readInt16()
-        let produced = (stopping - replied).timeInterval * Double(Stimulus.sampleRate)
+        continuity = SampleContinuity(samples: samples, span: span)
+        let produced = span.seconds.lowerBound * Double(Stimulus.sampleRate)
         let exactRun = AudioAnalysis.alignedExactRun(recorded: samples, period: Stimulus.period)
         let leadingSilence = samples.firstIndex { $0 != 0 } ?? samples.count
         let buffer = Double(Stimulus.sampleRate / 50)

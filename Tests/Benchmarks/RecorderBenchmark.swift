@@ -10,6 +10,8 @@ final class RecorderBenchmark {
     let plan: BenchmarkPlan
     /// The figures so far.
     var table = BenchmarkTable()
+    /// The continuity recording's samples, once measured.
+    var continuity: SampleContinuity?
     /// The clock every latency is read from.
     let clock = ContinuousClock()
 

@@ -31,6 +31,12 @@ package struct RecordingSpan: CustomStringConvertible {
         (stopCalled - startReturned).timeInterval...(stopReturned - startCalled).timeInterval
     }
 
+    /// The shortest and the longest stretches `spans` of one recording are together: say
+    /// before and after an outage, which is not recorded.
+    package static func seconds(of spans: RecordingSpan...) -> ClosedRange<Double> {
+        spans.map(\.seconds.lowerBound).reduce(0, +)...spans.map(\.seconds.upperBound).reduce(0, +)
+    }
+
     /// Whether `duration` lies within `seconds`, give or take `tolerance` (encoder framing).
     package func admits(_ duration: Double, tolerance: Double) -> Bool {
         duration >= seconds.lowerBound - tolerance && duration <= seconds.upperBound + tolerance

@@ -79,11 +79,12 @@ final class CommandLineTests: IntegrationTestCase {
     }
 
     func testListRenamePlayAndDeleteByIdPrefix() throws {
-        for _ in 0..<2 {
+        for round in 0..<2 {
             XCTAssertEqual(try voicememo("record", "--format", "flac", "--duration", "0.5").status, 0)
             try waitUntil("the memo is finished", timeout: .seconds(5)) {
                 try self.voicememo("status", "--format", "{state}").stdout == "idle\n"
             }
+            if round == 0 { try makeTheOnlyMemoAnOldOne() }
         }
         let listing = try voicememo("list", "--json")
         XCTAssertEqual(listing.status, 0, "\(listing)")
@@ -96,7 +97,7 @@ final class CommandLineTests: IntegrationTestCase {
         let others = memos.dropFirst().compactMap { $0["id"] as? String }
         let prefix = try XCTUnwrap(
             (1...newest.count).map { String(newest.prefix($0)) }.first { prefix in !others.contains { $0.hasPrefix(prefix) } })
-        XCTAssertLessThan(prefix.count, newest.count + 1)
+        XCTAssertLessThan(prefix.count, newest.count, "a shorter prefix than the whole id picks the memo")
         XCTAssertEqual(try voicememo("rename", prefix, "Standup notes").status, 0)
         let text = try voicememo("list")
         XCTAssertTrue(text.stdout.hasPrefix(newest), text.stdout)
@@ -112,6 +113,19 @@ final class CommandLineTests: IntegrationTestCase {
         XCTAssertEqual(delete.stdout, "Deleted \(newest)\n", "\(delete)")
         let remaining = try voicememo("list", "--json")
         XCTAssertEqual((try JSONSerialization.jsonObject(with: Data(remaining.stdout.utf8)) as? [Any])?.count, 1)
+    }
+
+    /// Renames the one memo file to a time stamp of long ago. Memos recorded a second apart
+    /// have ids that differ only in their last digit, so only the whole id would tell them
+    /// apart; against an old memo a short prefix picks the new one.
+    private func makeTheOnlyMemoAnOldOne() throws {
+        let directory = fixture.session.memoDirectory
+        let name = try XCTUnwrap(FileManager.default.contentsOfDirectory(atPath: directory.path).first { !$0.hasPrefix(".") })
+        let old = "2000-01-01 09.00.00." + (name as NSString).pathExtension
+        try FileManager.default.moveItem(at: directory.appendingPathComponent(name), to: directory.appendingPathComponent(old))
+        try waitUntil("the daemon lists the renamed memo", timeout: .seconds(5)) {
+            try self.voicememo("list", "--json").stdout.contains("\"20000101T090000\"")
+        }
     }
 
     func testAMissingDaemonIsExplained() throws {

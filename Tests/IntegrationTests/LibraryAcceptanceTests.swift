@@ -69,10 +69,10 @@ final class LibraryAcceptanceTests: RecorderTestCase {
         let changed = try recorder.waitForSignal("PropertiesChanged") {
             $0.path == memo && $0.arguments[1].stringDictionary?["Title"]?.string == "Meeting notes"
         }
-        XCTAssertNotNil(changed)
         XCTAssertEqual(try recorder.memoProperty(memo, "Title").string, "Meeting notes")
         XCTAssertEqual(try recorder.memoProperty(memo, "Id").string, id)
         let file = try recorder.file(of: memo)
+        XCTAssertEqual(changed.arguments[1].stringDictionary?["Path"]?.string, file.path, "the new name is announced with the title")
         XCTAssertTrue(file.lastPathComponent.hasSuffix(" Meeting notes.wav"), file.lastPathComponent)
         XCTAssertEqual(try recorder.memoProperty(memo, "Path").string, file.path)
         XCTAssertEqual(try SoundFileReader(path: file.path).title, "Meeting notes")

@@ -50,6 +50,12 @@ private final class GatedOutput: AudioPlayback, @unchecked Sendable {
 
     func drain() throws(RecorderError) {}
     func flush() {}
+
+    /// Waits until the next write has begun; a player that never writes fails the test
+    /// here (and the rest of it is skipped) instead of hanging the suite.
+    func waitForWrite(_ comment: Comment) throws {
+        try #require(entered.wait(timeout: .now() + .seconds(5)) == .success, comment)
+    }
 }
 
 private struct FakePlaybackBackend: PlaybackBackend {
@@ -96,9 +102,15 @@ struct MemoPlayerTests {
         let output = GatedOutput()
         let player = MemoPlayer(backend: FakePlaybackBackend(output: output), queue: queue)
         try queue.sync { try player.play(MemoReference(id: "m", path: "/nonexistent")) }
-        output.entered.wait()
+        defer {
+            // Also when a wait failed: stop, and let the write in flight (or one begun after
+            // the resume) return, so no playback thread is left blocked.
+            queue.sync { player.stop() }
+            output.gate.signal()
+        }
+        try output.waitForWrite("the first write begins")
         output.gate.signal()  // the first write returns: 20 frames played
-        output.entered.wait()  // the second write is in flight
+        try output.waitForWrite("the second write begins")  // and is in flight
         let held = queue.sync {
             player.pause()
             return player.position
@@ -115,8 +127,6 @@ struct MemoPlayerTests {
             #expect(player.position == held, "paused: the position stays")
             player.resume()
             #expect(player.position >= held, "resumed: the position goes on from the frames written")
-            player.stop()
         }
-        output.gate.signal()  // let a write that started after the resume return
     }
 }
