@@ -31,13 +31,14 @@ public struct SettingsStore: Sendable {
         guard attributes[.type] as? FileAttributeType == .typeRegular else {
             return SettingsDocument(problem: "is not a regular file; using the built-in defaults")
         }
-        guard (attributes[.size] as? Int ?? 0) <= Self.maximumFileSize else {
-            return SettingsDocument(problem: "is larger than \(Self.maximumFileSize / 1024) KiB; using the built-in defaults")
-        }
+        let tooLarge = SettingsDocument(problem: "is larger than \(Self.maximumFileSize / 1024) KiB; using the built-in defaults")
+        // The size attribute is a `UInt` here; any integer type will do.
+        let size = (attributes[.size] as? any BinaryInteger).map { Int(clamping: $0) } ?? 0
+        guard size <= Self.maximumFileSize else { return tooLarge }
         guard let data = FileManager.default.contents(atPath: resolved) else {
             return SettingsDocument(problem: "cannot be read; using the built-in defaults")
         }
-        return SettingsDocument(data: data)
+        return data.count <= Self.maximumFileSize ? SettingsDocument(data: data) : tooLarge
     }
 
     /// Saves `defaults`, creating the directory (user-only) if needed.
