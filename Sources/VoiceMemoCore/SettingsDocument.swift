@@ -40,7 +40,7 @@ public struct SettingsDocument: Decodable, Sendable {
         let fallback = RecorderDefaults()
         var problems: [SettingsProblem] = []
 
-        /// The value under `key` checked by `check`; nil (with a problem) when it does not pass.
+        /// The value under `key` checked by `check`; the default (and a problem) when it does not pass.
         func value<Value>(
             _ key: Key, _ fallback: Value, check: (Key) throws -> Value
         ) -> Value {
@@ -56,7 +56,7 @@ public struct SettingsDocument: Decodable, Sendable {
         }
         func string(_ key: Key) throws -> String { try container.decode(String.self, forKey: key) }
         /// A JSON number as a `UInt32` checked by `check`; any other number (negative,
-        /// fractional, huge) is out of `range` and refused with the same words.
+        /// fractional, huge) is outside `range`, and the message says so.
         func whole(_ key: Key, range: ClosedRange<UInt32>, check: (UInt32) throws(RecorderError) -> UInt32) throws -> UInt32 {
             if let number = try? container.decode(UInt32.self, forKey: key) { return try check(number) }
             let number = try container.decode(Double.self, forKey: key)
