@@ -222,7 +222,7 @@ public final class Recorder: @unchecked Sendable {
 
     private func schedule(_ recording: OpenRecording, at startTime: Int64) {
         let timer = DispatchSource.makeTimerSource(queue: queue)
-        timer.schedule(wallDeadline: .now() + .milliseconds(Int(Double(startTime) * 1000 - now().timeIntervalSince1970 * 1000)))
+        timer.schedule(wallDeadline: .now() + .delay(seconds: Double(startTime) - now().timeIntervalSince1970))
         timer.setEventHandler { [weak self, unowned recording] in
             guard let self, open === recording else { return }
             recording.timer = nil
@@ -357,7 +357,7 @@ public final class Recorder: @unchecked Sendable {
         beginInterruption(reason, pausesCapture: false)
         guard reason == .serverLost else { return }
         let timer = DispatchSource.makeTimerSource(queue: queue)
-        timer.schedule(deadline: .now() + .milliseconds(Int(defaults.reconnectTimeout * 1000)))
+        timer.schedule(deadline: .now() + .delay(seconds: defaults.reconnectTimeout))
         timer.setEventHandler { [weak recording] in recording?.pipeline?.giveUp() }
         recording.reconnectTimer = timer
         timer.activate()

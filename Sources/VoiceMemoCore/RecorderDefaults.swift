@@ -1,6 +1,6 @@
 /// The settings the next plain `Record` uses; the bus exposes each as a read/write property
 /// and they persist across restarts.
-public struct RecorderDefaults: Codable, Equatable, Sendable {
+public struct RecorderDefaults: Encodable, Equatable, Sendable {
     public var format: AudioFormat = .opus
     public var sampleRate: UInt32 = 48000
     public var channels: UInt32 = 1
@@ -20,20 +20,10 @@ public struct RecorderDefaults: Codable, Equatable, Sendable {
     /// Opus, 48 kHz, mono, medium: right for voice.
     public init() {}
 
-    // Decoding tolerates missing keys so settings files from older versions still load.
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        let fallback = RecorderDefaults()
-        format = try container.decodeIfPresent(AudioFormat.self, forKey: .format) ?? fallback.format
-        sampleRate = try container.decodeIfPresent(UInt32.self, forKey: .sampleRate) ?? fallback.sampleRate
-        channels = try container.decodeIfPresent(UInt32.self, forKey: .channels) ?? fallback.channels
-        quality = try container.decodeIfPresent(Quality.self, forKey: .quality) ?? fallback.quality
-        source = try container.decodeIfPresent(String.self, forKey: .source) ?? fallback.source
-        isMeteringEnabled =
-            try container.decodeIfPresent(Bool.self, forKey: .isMeteringEnabled) ?? fallback.isMeteringEnabled
-        areNotificationsEnabled =
-            try container.decodeIfPresent(Bool.self, forKey: .areNotificationsEnabled) ?? fallback.areNotificationsEnabled
-        reconnectTimeout = try container.decodeIfPresent(Double.self, forKey: .reconnectTimeout) ?? fallback.reconnectTimeout
-        resumeAfterSleep = try container.decodeIfPresent(Bool.self, forKey: .resumeAfterSleep) ?? fallback.resumeAfterSleep
+    /// The keys of `settings.json`; reading them back is `SettingsDocument`'s job, which
+    /// checks every value.
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case format, sampleRate, channels, quality, source, isMeteringEnabled, areNotificationsEnabled
+        case reconnectTimeout, resumeAfterSleep
     }
 }

@@ -77,6 +77,16 @@ public enum Validation {
         return level
     }
 
+    /// Longest wait for a lost audio server: a week, like `duration`; 0 gives up at once.
+    public static let reconnectTimeouts: ClosedRange<Double> = 0...(7 * 24 * 3600)
+
+    public static func reconnectTimeout(_ seconds: Double, key: String) throws(RecorderError) -> Double {
+        guard seconds.isFinite, reconnectTimeouts.contains(seconds) else {
+            throw .invalidArgument("'\(key)' must be a number of seconds from 0 to a week (604800); got \(seconds)")
+        }
+        return seconds
+    }
+
     /// A start time must not be more than a year away; past times start at once.
     public static func startTime(_ unixSeconds: Int64, now: Int64, key: String) throws(RecorderError) -> Int64 {
         guard unixSeconds <= now + 366 * 24 * 3600 else {

@@ -1,5 +1,6 @@
 import Bus
 import FoundationEssentials
+import VoiceMemoCore
 
 /// One `voicememo` subcommand: parsed and validated by `init`, carried out by `run`.
 protocol Subcommand {
@@ -191,9 +192,9 @@ struct Status: Subcommand {
         print("Directory: \(report.directory)")
     }
 
-    /// `HH:MM:SS` for a number of seconds.
+    /// `HH:MM:SS` for a number of seconds (a value no clock shows, such as NaN, reads as 0).
     static func clock(_ seconds: Double) -> String {
-        let whole = Int(seconds.rounded(.down))
+        let whole = seconds.isFinite ? Int(min(max(seconds, 0), 1e12).rounded(.down)) : 0
         func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
         return "\(two(whole / 3600)):\(two(whole / 60 % 60)):\(two(whole % 60))"
     }

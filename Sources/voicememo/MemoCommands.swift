@@ -99,7 +99,10 @@ protocol MemoCommand: Subcommand {
 
 extension MemoCommand {
     init(_ words: [String]) throws(UsageError) {
-        guard let memo = words.first else { throw UsageError("\(Self.name) needs a memo id (see 'voicememo list')") }
+        // An empty id would be a prefix of every id, so it names no memo.
+        guard let memo = words.first, !memo.isEmpty else {
+            throw UsageError("\(Self.name) needs a memo id (see 'voicememo list')")
+        }
         try self.init(memo: memo, rest: Array(words.dropFirst()))
     }
 }

@@ -34,11 +34,13 @@ struct Meter: Subcommand {
         return bar + "\u{1B}[0m"
     }
 
-    /// The terminal's width in columns (80 when it cannot be told).
+    /// The terminal's width in columns (80 when it cannot be told; `COLUMNS` is believed up
+    /// to what a terminal can have).
     static var terminalWidth: Int {
         var size = winsize()
         if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
-        return Int(getenv("COLUMNS").flatMap { Int(String(cString: $0)) } ?? 80)
+        let columns = getenv("COLUMNS").flatMap { Int(String(cString: $0)) } ?? 80
+        return (1...Int(UInt16.max)).contains(columns) ? columns : 80
     }
 
     func run(_ client: RecorderClient) throws(BusError) {

@@ -29,7 +29,7 @@ let settings = SettingsStore(directory: locations.configDirectory)
 /// input is the default, saving it a connection of its own.
 let serverMonitor = ServerMonitor(queue: queue)
 let recorder = Recorder(
-    directory: MemoDirectory(path: locations.memoDirectory), defaults: settings.load(), settings: settings,
+    directory: MemoDirectory(path: locations.memoDirectory), defaults: settings.load { fputs("voicememod: \(settings.path): \($0)\n", stderr) }, settings: settings,
     backend: PulseRecordingBackend(knownDefaultSource: { serverMonitor.defaultSource }), queue: queue)
 
 let connection: BusConnection

@@ -1,10 +1,11 @@
 import FoundationEssentials
 
 /// Parses `record --at`: `+90`, `+90s`, `+5m`, `+1h` (from now), `HH:MM` (the next such
-/// time of day) or a Unix time in seconds.
-enum StartTime {
-    static func parse(_ text: String, now: Date = Date(), calendar: Calendar = .current) -> Int64? {
-        let nowSeconds = Int64(now.timeIntervalSince1970)
+/// time of day) or a Unix time in seconds. Anything else, and any time no `Int64` holds,
+/// is nil rather than a trap.
+public enum StartTime {
+    public static func parse(_ text: String, now: Date = Date(), calendar: Calendar = .current) -> Int64? {
+        let nowSeconds = Int64(now.timeIntervalSince1970.rounded(.down))
         if text.hasPrefix("+") {
             var digits = text.dropFirst()
             var unit: Int64 = 1
@@ -14,8 +15,12 @@ enum StartTime {
             case "h": unit = 3600; digits = digits.dropLast()
             default: break
             }
-            guard let amount = Int64(digits), amount >= 0 else { return nil }
-            return nowSeconds + amount * unit
+            guard !digits.isEmpty, digits.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+                let amount = Int64(digits)
+            else { return nil }
+            let (seconds, isTooLong) = amount.multipliedReportingOverflow(by: unit)
+            let (time, isTooLate) = nowSeconds.addingReportingOverflow(seconds)
+            return isTooLong || isTooLate ? nil : time
         }
         if let colon = text.firstIndex(of: ":") {
             guard let hour = Int(text[..<colon]), let minute = Int(text[text.index(after: colon)...]),
