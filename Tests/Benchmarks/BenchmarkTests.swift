@@ -25,7 +25,7 @@ final class BenchmarkTests: XCTestCase {
             try markdown.write(toFile: output, atomically: true, encoding: .utf8)
         }
 
-        XCTAssertEqual(table.sections.count, 5, markdown)
+        XCTAssertEqual(table.sections.count, 6, markdown)
         XCTAssertGreaterThanOrEqual(table.rows.count, 30, markdown)
         for row in table.rows {
             XCTAssertTrue(row.voicememod.isFinite, "\(row.figure): \(row.voicememod)")
@@ -41,5 +41,9 @@ final class BenchmarkTests: XCTestCase {
             XCTAssertGreaterThan(row.voicememod, 0, "\(row.figure): recording costs some CPU")
             XCTAssertGreaterThan(row.baseline ?? 0, 0, "\(row.figure): parecord costs some CPU")
         }
+        // Memory does not depend on the machine's load: a per-caller leak fails even the smoke run.
+        let callerMemory = table.rows.filter { $0.figure == RecorderBenchmark.callerMemoryFigure }
+        XCTAssertEqual(callerMemory.count, 1, markdown)
+        XCTAssertEqual(callerMemory.first?.isMet, true, "the daemon's memory grows with its callers: \(markdown)")
     }
 }

@@ -26,6 +26,7 @@ final class RecorderBenchmark {
         try measureRecordingCost()
         try measureLatency()
         try measureContinuity()
+        try measureCallerMemory()
         return table
     }
 
