@@ -34,8 +34,9 @@ public final class BusObjectServer {
         dispatchPrecondition(condition: .onQueue(queue))
         self.connection = connection
         self.queue = queue
-        callerUsers = CallerUsers(connection: connection, queue: queue) { [unowned self] message, user in
-            handle(message, from: user)
+        // Weak: an answer can come after the server is gone; the call is then dropped.
+        callerUsers = CallerUsers(connection: connection, queue: queue) { [weak self] message, user in
+            self?.handle(message, from: user)
         }
         // Weak: the connection outlives the server only if someone keeps it;
         // a call arriving after the server is gone gets libdbus's UnknownMethod.
