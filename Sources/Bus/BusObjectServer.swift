@@ -19,8 +19,11 @@ public final class BusObjectServer {
     /// session bus carries one user, but a misconfigured or shared one may not. Each
     /// caller's user is asked of the bus once, without blocking the queue.
     public var allowedUnixUser: UInt32?
-    /// Callers' Unix users, kept until each caller leaves the bus.
-    private var callerUsers: CallerUsers!
+    /// Callers' Unix users, kept until each caller leaves the bus. Weak: an answer can
+    /// come after the server is gone; the call is then dropped.
+    private lazy var callerUsers = CallerUsers(connection: connection, queue: queue) { [weak self] message, user in
+        self?.handle(message, from: user)
+    }
     /// Told of every unique name that leaves the bus.
     private var departureHandlers: [(String) -> Void] = []
     /// Told of each caller whose credentials were dropped because it left the bus.
@@ -34,10 +37,6 @@ public final class BusObjectServer {
         dispatchPrecondition(condition: .onQueue(queue))
         self.connection = connection
         self.queue = queue
-        // Weak: an answer can come after the server is gone; the call is then dropped.
-        callerUsers = CallerUsers(connection: connection, queue: queue) { [weak self] message, user in
-            self?.handle(message, from: user)
-        }
         // Weak: the connection outlives the server only if someone keeps it;
         // a call arriving after the server is gone gets libdbus's UnknownMethod.
         connection.setMethodCallHandler { [weak self] message in
