@@ -83,15 +83,6 @@ public final class BusConnection: @unchecked Sendable {
         return reply == DBUS_REQUEST_NAME_REPLY_PRIMARY_OWNER || reply == DBUS_REQUEST_NAME_REPLY_ALREADY_OWNER
     }
 
-    /// The Unix user id of the connection with unique name `sender`, as the bus daemon
-    /// saw it authenticate. Blocks for one round trip to the bus.
-    public func unixUser(of sender: String) throws(BusError) -> UInt32 {
-        try BusError.check("asking the bus who \(sender) is") { error -> UInt32? in
-            let user = dbus_bus_get_unix_user(handle, sender, error)
-            return user == UInt.max ? nil : UInt32(user)
-        }
-    }
-
     // MARK: Client mode
 
     /// Calls a method and waits for its reply; an error reply is thrown.
@@ -113,8 +104,18 @@ public final class BusConnection: @unchecked Sendable {
 
     /// Asks the bus to route signals matching `rule` (match rule syntax,
     /// e.g. `type='signal',interface='org.example.Foo'`) to this connection.
+    ///
+    /// An attached connection does not wait for the bus's answer (its queue must never
+    /// block), so a malformed rule goes unreported there; the bus handles our messages in
+    /// order, so the rule is in force before anything sent after it is.
     public func addMatch(_ rule: String) throws(BusError) {
         assertOnQueueIfAttached()
+        if watches != nil {
+            // A NULL error makes libdbus send AddMatch without waiting for the reply.
+            dbus_bus_add_match(handle, rule, nil)
+            matchRules.append(MatchRule(rule))
+            return
+        }
         _ = try BusError.check("adding match rule") { error -> Void? in
             dbus_bus_add_match(handle, rule, error)
             return ()
@@ -220,11 +221,12 @@ public final class BusConnection: @unchecked Sendable {
     }
 
     /// Routes every incoming signal (those asked for with `addMatch`, and the few the bus
-    /// sends unasked) to `handler` on the attached queue. Service mode only.
-    public func setSignalHandler(_ handler: @escaping (BusSignal) -> Void) {
+    /// sends unasked) to `handler` on the attached queue, after the handlers added before
+    /// it: each user of the connection filters out what it asked for. Service mode only.
+    public func addSignalHandler(_ handler: @escaping (BusSignal) -> Void) {
         guard let incoming, let queue else { preconditionFailure("connection is not attached") }
         dispatchPrecondition(condition: .onQueue(queue))
-        incoming.signalHandler = handler
+        incoming.signalHandlers.append(handler)
     }
 
     /// Sends a signal (service mode: on the attached queue).
@@ -267,8 +269,8 @@ private final class IncomingMessages: @unchecked Sendable {
     let onDisconnect: () -> Void
     /// Set by the object server; returns whether it took the call.
     var methodCallHandler: ((Message) -> Bool)?
-    /// Set by `setSignalHandler`; sees every signal but the local Disconnected.
-    var signalHandler: ((BusSignal) -> Void)?
+    /// Added by `addSignalHandler`; each sees every signal but the local Disconnected.
+    var signalHandlers: [(BusSignal) -> Void] = []
 
     /// `onDisconnect` runs when libdbus reports the connection lost.
     init(onDisconnect: @escaping () -> Void) {
@@ -297,8 +299,8 @@ private final class IncomingMessages: @unchecked Sendable {
         if message.isMethodCall, let methodCallHandler, methodCallHandler(message) {
             return DBUS_HANDLER_RESULT_HANDLED
         }
-        if message.isSignal, let signalHandler, let signal = BusSignal(message) {
-            signalHandler(signal)
+        if message.isSignal, !signalHandlers.isEmpty, let signal = BusSignal(message) {
+            for handler in signalHandlers { handler(signal) }
         }
         // Without an object server, libdbus answers method calls with UnknownMethod.
         return DBUS_HANDLER_RESULT_NOT_YET_HANDLED

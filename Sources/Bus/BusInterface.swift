@@ -132,6 +132,8 @@ public struct BusProperty {
     /// Returns the current value; it must have type `signature`.
     public var get: () -> BusValue
     /// Applies a new value (already checked to have type `signature`); throws to refuse it.
+    /// The object server does not announce a Set: the owner emits PropertiesChanged when,
+    /// and only when, the value changed.
     public var set: ((BusValue) throws(BusError) -> Void)?
 
     /// Declares a property. A `.readWrite` property needs `set`; a `.read` one must not have it.

@@ -5,7 +5,8 @@ import Dispatch
 ///
 /// Everything happens on the connection's queue, including creating the
 /// server. Malformed or unexpected calls get the standard freedesktop errors;
-/// none of them reach a handler.
+/// none of them reach a handler. The server follows connections leaving the bus
+/// (NameOwnerChanged), to forget their credentials and to tell the services.
 public final class BusObjectServer {
     /// The connection the objects are served on.
     public let connection: BusConnection
@@ -15,13 +16,22 @@ public final class BusObjectServer {
     /// Paths that serve org.freedesktop.DBus.ObjectManager for the objects below them.
     var managers: Set<ObjectPath> = []
     /// When set, only connections of this Unix user may call; others get AccessDenied. A
-    /// session bus carries one user, but a misconfigured or shared one may not.
+    /// session bus carries one user, but a misconfigured or shared one may not. Each
+    /// caller's user is asked of the bus once, without blocking the queue.
     public var allowedUnixUser: UInt32?
-    /// Callers' Unix users by unique name (unique names are never reused on a bus).
-    private var callerUsers: [String: UInt32] = [:]
+    /// Callers' Unix users, kept until each caller leaves the bus. Weak: an answer can
+    /// come after the server is gone; the call is then dropped.
+    private lazy var callerUsers = CallerUsers(connection: connection, queue: queue) { [weak self] message, user in
+        self?.handle(message, from: user)
+    }
+    /// Told of every unique name that leaves the bus.
+    private var departureHandlers: [(String) -> Void] = []
+    /// Told of each caller whose credentials were dropped because it left the bus.
+    public var onCallerForgotten: ((_ uniqueName: String) -> Void)?
 
-    /// Starts answering every method call arriving on `connection`, which must
-    /// already be attached to `queue`. Call on `queue`.
+    /// Starts answering every method call arriving on `connection`, which must already
+    /// be attached to `queue`. Call on `queue`, before requesting a name, so no caller can
+    /// leave the bus unnoticed.
     public init(connection: BusConnection, queue: DispatchQueue) {
         precondition(connection.queue === queue, "the connection must be attached to the server's queue")
         dispatchPrecondition(condition: .onQueue(queue))
@@ -31,9 +41,36 @@ public final class BusObjectServer {
         // a call arriving after the server is gone gets libdbus's UnknownMethod.
         connection.setMethodCallHandler { [weak self] message in
             guard let self else { return false }
-            self.handle(message)
+            self.receive(message)
             return true
         }
+        // One rule for every departure rather than one per caller: a rule added after a
+        // caller's first call could miss that caller leaving at once.
+        try? connection.addMatch(
+            "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
+                + "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg2=''")
+        connection.addSignalHandler { [weak self] signal in self?.nameOwnerChanged(signal) }
+    }
+
+    /// How many callers' credentials are remembered (or being asked for) right now.
+    public var rememberedCallerCount: Int { callerUsers.count }
+
+    /// Runs `handler` on the queue with the unique name of every connection that leaves
+    /// the bus, so a service can drop what a caller held, as screen-saver inhibitors are
+    /// released when their caller goes.
+    public func addDepartureHandler(_ handler: @escaping (_ uniqueName: String) -> Void) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        departureHandlers.append(handler)
+    }
+
+    private func nameOwnerChanged(_ signal: BusSignal) {
+        // Only the bus itself can send as org.freedesktop.DBus; anyone can send a signal.
+        guard signal.sender == BusName.bus.rawValue, signal.interface == .bus,
+              signal.member.rawValue == "NameOwnerChanged", signal.arguments.count == 3,
+              let name = signal.arguments[0].string, name.hasPrefix(":"), signal.arguments[2].string == ""
+        else { return }
+        if callerUsers.forget(name) { onCallerForgotten?(name) }
+        for handler in departureHandlers { handler(name) }
     }
 
     /// Exports `interfaces` at `path`, replacing whatever was exported there. Below an
@@ -125,32 +162,32 @@ public final class BusObjectServer {
 
     // MARK: Routing
 
-    private func handle(_ message: Message) {
-        do {
+    private func receive(_ message: Message) {
+        if allowedUnixUser == nil {
+            handle(message, from: nil)
+        } else {
+            callerUsers.receive(message)
+        }
+    }
+
+    /// Handles a call whose sender is Unix user `user` (nil: not asked, anyone may call).
+    private func handle(_ message: Message, from user: Result<UInt32, BusError>?) {
+        do throws(BusError) {
+            if let user, let allowed = allowedUnixUser { try authorize(try user.get(), allowed: allowed) }
             try route(message)
         } catch {
             answer(message, with: error)
         }
     }
 
-    /// Refuses callers that are not `allowedUnixUser`.
-    private func authorize(_ message: Message) throws(BusError) {
-        guard let allowed = allowedUnixUser else { return }
-        let sender = message.sender
-        let user: UInt32
-        if let known = callerUsers[sender] {
-            user = known
-        } else {
-            user = try connection.unixUser(of: sender)
-            callerUsers[sender] = user
-        }
+    /// Refuses callers that are not `allowed`.
+    private func authorize(_ user: UInt32, allowed: UInt32) throws(BusError) {
         guard user == allowed else {
             throw BusError(.accessDenied, "only Unix user \(allowed) may use this service; the caller is user \(user)")
         }
     }
 
     private func route(_ message: Message) throws(BusError) {
-        try authorize(message)
         // libdbus only delivers method calls that carry a path and a member.
         guard let path = message.path, let member = message.member else {
             throw .failed("method call without path or member")
@@ -263,7 +300,7 @@ public final class BusObjectServer {
         case "Set":
             try requireSignature("ssv", of: message, method: "Set")
             let arguments = try message.arguments()
-            let (interface, property) = try lookUp(
+            let (_, property) = try lookUp(
                 arguments[1].string ?? "", in: arguments[0].string ?? "", of: interfaces)
             guard property.access == .readWrite, let set = property.set else {
                 throw .propertyReadOnly("Property '\(property.name)' is read-only")
@@ -272,9 +309,10 @@ public final class BusObjectServer {
                 let got = arguments[2].variant?.signature ?? "?"
                 throw .invalidArgs("Property '\(property.name)' has type '\(property.signature)', got '\(got)'")
             }
+            // The owner announces the change, and only a real one: it alone knows whether
+            // the value moved, and announces changes made by other means the same way.
             try set(newValue)
             answer(message, with: [])
-            emitPropertiesChanged([property], of: interface.name, on: path)
 
         default:
             throw .unknownMethod("Interface '\(InterfaceName.properties)' has no method '\(member)'")

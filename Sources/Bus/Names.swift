@@ -36,6 +36,9 @@ public struct ObjectPath: RawRepresentable, Hashable, Sendable, CustomStringConv
     /// The root path, `/`.
     public static let root = ObjectPath("/")
 
+    /// The bus daemon's own object.
+    public static let bus = ObjectPath("/org/freedesktop/DBus")
+
     /// The path with one more element; `element` must be non-empty `[A-Za-z0-9_]`.
     public func appending(_ element: String) -> ObjectPath {
         precondition(ObjectPath.isValidElement(element), "invalid D-Bus object path element '\(element)'")

@@ -24,6 +24,8 @@ public final class Recorder: @unchecked Sendable {
     private let captureTimeouts: CaptureTimeouts
     private let now: () -> Date
     private var open: OpenRecording?
+    /// Whether someone watches the levels apart from the `isMeteringEnabled` setting.
+    private var areLevelsWatched = false
     /// Recordings stopped but still being finalized, by memo id.
     private var closing: [String: OpenRecording] = [:]
 
@@ -187,9 +189,20 @@ public final class Recorder: @unchecked Sendable {
         try settings?.save(updated)
         let changed = RecorderProperty.defaultsProperties.filter { $0.value(in: updated) != $0.value(in: defaults) }
         defaults = updated
-        open?.pipeline?.isMeteringEnabled = updated.isMeteringEnabled
+        open?.pipeline?.isMeteringEnabled = isMetering
         observer?.recorder(self, didChange: changed)
     }
+
+    /// Meters the recording while `isWatched`, whatever the `isMeteringEnabled` setting
+    /// says, which stays as it is: for live meters, so a meter that dies changes no setting.
+    public func setLevelsWatched(_ isWatched: Bool) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        areLevelsWatched = isWatched
+        open?.pipeline?.isMeteringEnabled = isMetering
+    }
+
+    /// Whether levels are measured and reported: the setting is on, or someone watches them.
+    private var isMetering: Bool { defaults.isMeteringEnabled || areLevelsWatched }
 
     // MARK: Transitions
 
@@ -270,7 +283,7 @@ public final class Recorder: @unchecked Sendable {
             guard let self, open === recording, state == .recording else { return }
             observer?.recorder(self, didMeasure: levels, currentTime: time)
         }
-        pipeline.isMeteringEnabled = defaults.isMeteringEnabled
+        pipeline.isMeteringEnabled = isMetering
         recording.pipeline = pipeline
         recording.keepAlive = recording
         pipeline.start()

@@ -46,9 +46,9 @@ struct Meter: Subcommand {
     func run(_ client: RecorderClient) throws(BusError) {
         let events = try RecorderEvents(client)
         var status = try Watch.fetch(client)
-        let wasMetering = try client.properties()["MeteringEnabled"]?.boolean ?? false
-        if !wasMetering { try client.setProperty("MeteringEnabled", .boolean(true)) }
-        defer { if !wasMetering { try? client.setProperty("MeteringEnabled", .boolean(false)) } }
+        // Levels for as long as this connection lives: however the meter ends (even killed),
+        // the daemon stops sending them, and the MeteringEnabled setting is never touched.
+        try client.call("WatchLevels")
 
         Interrupt.install()
         let table = MeterTable()

@@ -103,7 +103,7 @@ final class MemoLibraryService {
                 BusMethod("Play") { [weak self] call in call.answer(Result { () throws(RecorderError) in try self?.play(id: id); return [] }) },
                 BusMethod("Rename", in: [BusArgument("title", "s")]) { [weak self] call in
                     call.answer(Result { () throws(RecorderError) in
-                        try self?.rename(id: id, to: call.arguments[0].string ?? "", announceTitle: true)
+                        try self?.rename(id: id, to: call.arguments[0].string ?? "")
                         return []
                     })
                 },
@@ -115,8 +115,7 @@ final class MemoLibraryService {
                     "Title", "s", access: .readWrite, get: value { .string($0.title) },
                     set: { [weak self] newValue throws(BusError) in
                         do throws(RecorderError) {
-                            // The object server announces Title itself after a successful Set.
-                            try self?.rename(id: id, to: newValue.string ?? "", announceTitle: false)
+                            try self?.rename(id: id, to: newValue.string ?? "")
                         } catch {
                             throw BusError(error)
                         }
@@ -145,9 +144,10 @@ final class MemoLibraryService {
         try player.play(reference(id: id)!, paused: paused)
     }
 
-    /// Puts `title` into the file's tags and name; the id stays.
-    func rename(id: String, to title: String, announceTitle: Bool) throws(RecorderError) {
-        var memo = try memo(id)
+    /// Puts `title` into the file's tags and name; the id stays. Announces what changed.
+    func rename(id: String, to title: String) throws(RecorderError) {
+        let before = try memo(id)
+        var memo = before
         let title = try Validation.title(title, key: "title")
         let oldPath = files.directory + "/" + memo.fileName
         do {
@@ -175,8 +175,10 @@ final class MemoLibraryService {
         }
         catalog.insert(memo)
         scheduleCacheSave()
-        server.propertiesChanged(
-            on: path(of: id), interface: Contract.memoInterface, names: (announceTitle ? ["Title"] : []) + ["Path", "Size"])
+        let changed = [
+            ("Title", memo.title != before.title), ("Path", memo.fileName != before.fileName), ("Size", memo.size != before.size),
+        ].filter(\.1).map(\.0)
+        server.propertiesChanged(on: path(of: id), interface: Contract.memoInterface, names: changed)
         onChange?()
     }
 

@@ -32,6 +32,15 @@ final class RecorderService: RecorderObserver {
         player.onEnded = { [weak self] memo, ending in self?.playbackEnded(memo, ending) }
         server.export(Contract.recorderPath, interfaces: [recorderInterface])
         server.addObjectManager(at: Contract.recorderPath)
+        server.addDepartureHandler { [weak self] name in self?.levelWatchers.remove(name) }
+    }
+
+    /// Callers (unique names) that asked for Levels with WatchLevels, until UnwatchLevels or
+    /// they leave the bus. A set: watching twice is watching, and one UnwatchLevels ends it.
+    private var levelWatchers: Set<String> = [] {
+        didSet {
+            if levelWatchers.isEmpty != oldValue.isEmpty { recorder.setLevelsWatched(!levelWatchers.isEmpty) }
+        }
     }
 
     private var recorderInterface: BusInterface {
@@ -64,6 +73,15 @@ final class RecorderService: RecorderObserver {
                     [recorder] call in
                     let levels = recorder.levels
                     call.reply([Self.decibels(levels.average), Self.decibels(levels.peak)])
+                },
+                BusMethod("WatchLevels") { [weak self] call in
+                    self?.levelWatchers.insert(call.sender)
+                    call.reply()
+                },
+                // Not watching is no error: the end the caller asks for holds either way.
+                BusMethod("UnwatchLevels") { [weak self] call in
+                    self?.levelWatchers.remove(call.sender)
+                    call.reply()
                 },
             ],
             properties: [
@@ -157,7 +175,8 @@ final class RecorderService: RecorderObserver {
         return options
     }
 
-    /// Applies a property write to the defaults; the object server announces the change.
+    /// Applies a property write to the defaults; the recorder reports a real change, which
+    /// `recorder(_:didChange:)` announces.
     private static func update(
         _ recorder: Recorder, _ change: (inout RecorderDefaults) throws(RecorderError) -> Void
     ) throws(BusError) {

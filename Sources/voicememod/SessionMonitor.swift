@@ -89,7 +89,7 @@ final class SessionMonitor: @unchecked Sendable {
     // MARK: Start-up
 
     private func begin() {
-        connection.setSignalHandler { [weak self] signal in self?.handle(signal) }
+        connection.addSignalHandler { [weak self] signal in self?.handle(signal) }
         connection.call(destination: Login.busName, path: Login.path, interface: Login.peer, member: MemberName("Ping"),
                         timeout: .seconds(5)) { [self] result in
             if case .failure(let error) = result { return turnOff("logind does not answer (\(error.message))") }

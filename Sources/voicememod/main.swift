@@ -48,6 +48,12 @@ let (service, library, watcher) = queue.sync {
     let server = BusObjectServer(connection: connection, queue: queue)
     // Only the session's user may record, list or play, even on a shared bus.
     server.allowedUnixUser = UInt32(getuid())
+    // VOICEMEMO_DEBUG=1: each caller forgotten on leaving the bus, so a leak would show.
+    if getenv("VOICEMEMO_DEBUG").map({ String(cString: $0) }) == "1" {
+        server.onCallerForgotten = { [unowned server] name in
+            fputs("voicememod: forgot caller \(name); \(server.rememberedCallerCount) remembered\n", stderr)
+        }
+    }
     let player = MemoPlayer(backend: PulsePlaybackBackend(), queue: queue)
     let library = MemoLibraryService(
         directory: locations.memoDirectory, cachePath: cacheDirectory + "/library.json", server: server,

@@ -27,7 +27,7 @@ final class BenchmarkTests: XCTestCase {
             try markdown.write(toFile: output, atomically: true, encoding: .utf8)
         }
 
-        XCTAssertEqual(table.sections.count, 5, markdown)
+        XCTAssertEqual(table.sections.count, 6, markdown)
         XCTAssertGreaterThanOrEqual(table.rows.count, 30, markdown)
         for row in table.rows {
             XCTAssertTrue(row.voicememod.isFinite, "\(row.figure): \(row.voicememod)")
@@ -52,5 +52,10 @@ final class BenchmarkTests: XCTestCase {
             "continuity: \(continuity.written) samples written, \(Int(continuity.produced.lowerBound))…"
                 + "\(Int(continuity.produced.upperBound)) produced; bit-exact \(continuity.exactChain)")
         XCTAssertEqual(continuity.violations, [], markdown)
+
+        // Memory does not depend on the machine's load: a per-caller leak fails even the smoke run.
+        let callerMemory = table.rows.filter { $0.figure == RecorderBenchmark.callerMemoryFigure }
+        XCTAssertEqual(callerMemory.count, 1, markdown)
+        XCTAssertEqual(callerMemory.first?.isMet, true, "the daemon's memory grows with its callers: \(markdown)")
     }
 }

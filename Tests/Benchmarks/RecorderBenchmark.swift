@@ -28,6 +28,7 @@ final class RecorderBenchmark {
         try measureRecordingCost()
         try measureLatency()
         try measureContinuity()
+        try measureCallerMemory()
         return table
     }
 

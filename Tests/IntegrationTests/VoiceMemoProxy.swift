@@ -131,6 +131,22 @@ final class VoiceMemoProxy {
         while let signal = try signals.nextSignal(timeout: timeout) { received.append(signal) }
     }
 
+    /// Reads every signal that comes within `duration` (however busy the recorder is).
+    func collectSignals(for duration: Duration) throws {
+        let deadline = ContinuousClock.now + duration
+        while ContinuousClock.now < deadline {
+            guard let signal = try signals.nextSignal(timeout: deadline - ContinuousClock.now) else { break }
+            received.append(signal)
+        }
+    }
+
+    /// The `PropertiesChanged` signals received so far from the object at `path` for `interface`.
+    func propertiesChanged(on path: ObjectPath = VoiceMemoProxy.path, interface: InterfaceName = VoiceMemoProxy.interface) -> [BusSignal] {
+        received.filter {
+            $0.member.rawValue == "PropertiesChanged" && $0.path == path && $0.arguments.first?.string == interface.rawValue
+        }
+    }
+
     /// The `State` values announced by `PropertiesChanged`, in order.
     var announcedStates: [String] {
         received.compactMap { signal in

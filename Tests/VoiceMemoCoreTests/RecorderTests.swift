@@ -245,6 +245,26 @@ struct RecorderTests {
         _ = try await harness.stop().get()
     }
 
+    @Test func watchedLevelsAreReportedWithoutTouchingTheSetting() async throws {
+        let harness = RecorderHarness()
+        // Watched before the recording opens: its pipeline meters from the start.
+        try harness.sync { $0.setLevelsWatched(true) }
+        _ = try await harness.record().get()
+        try await waitUntil { harness.observer.measured.count >= 3 }
+        #expect(try harness.sync { $0.defaults.isMeteringEnabled } == false)
+
+        try harness.sync { $0.setLevelsWatched(false) }
+        try await Task.sleep(for: .milliseconds(30))  // a window measured before the change may still be on its way
+        let afterUnwatching = try harness.sync { _ in harness.observer.measured.count }
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(try harness.sync { _ in harness.observer.measured.count } == afterUnwatching)
+
+        // Watching again mid-recording turns the reports back on.
+        try harness.sync { $0.setLevelsWatched(true) }
+        try await waitUntil { harness.observer.measured.count >= afterUnwatching + 3 }
+        _ = try await harness.stop().get()
+    }
+
     @Test func silenceStopsTheRecordingAfterItsLimit() async throws {
         let harness = RecorderHarness(backend: FakeBackend(silentAfterReads: 10))
         let memo = try await harness.record(["stop-after-silence": .double(0.3), "sample-rate": .uint32(8000)]).get()
