@@ -22,7 +22,8 @@ final class TrashAcceptanceTests: RecorderTestCase {
         if FileManager.default.fileExists(atPath: trash.directory) { try FileManager.default.removeItem(atPath: trash.directory) }
     }
 
-    private func recordMemo(title: String) throws -> ObjectPath {
+    private func recordMemo(title: String, on proxy: VoiceMemoProxy? = nil) throws -> ObjectPath {
+        let recorder = proxy ?? recorder!
         let memo = try recorder.recordWithOptions(["format": .string("wav"), "duration": .double(1), "title": .string(title)])
         try recorder.waitForSignal("RecordingFinished", timeout: .seconds(6)) { $0.arguments.first?.objectPath == memo }
         try recorder.waitForSignal("InterfacesAdded") { $0.arguments.first?.objectPath == memo }
@@ -139,6 +140,44 @@ final class TrashAcceptanceTests: RecorderTestCase {
         XCTAssertThrowsError(try recorder.callMemo(memo, "DeletePermanently")) { error in
             XCTAssertEqual((error as? BusError)?.name.rawValue, "org.freedesktop.DBus.Error.UnknownObject")
         }
+    }
+
+    /// Only the home trash is implemented: a memo directory on another file system is refused
+    /// with Storage rather than copied, and the memo stays where and what it was.
+    func testAMemoDirectoryOnAnotherFileSystemAnswersStorageAndKeepsTheMemo() throws {
+        var template = Array("/dev/shm/voicememo-trash-test.XXXXXX".utf8CString)
+        guard mkdtemp(&template) != nil else { throw XCTSkip("no writable /dev/shm to put a memo directory on") }
+        let elsewhere = String(cString: template)
+        defer { try? FileManager.default.removeItem(atPath: elsewhere) }
+        var shared = stat(), data = stat()
+        XCTAssertEqual(stat(elsewhere, &shared), 0)
+        XCTAssertEqual(stat(fixture.session.dataDirectory.path, &data), 0)
+        guard shared.st_dev != data.st_dev else { throw XCTSkip("/dev/shm is on the same file system as the session") }
+
+        XCTAssertEqual(daemon.stop(), .exited(0))
+        let memoDirectory = fixture.session.memoDirectory.path
+        if FileManager.default.fileExists(atPath: memoDirectory) { try FileManager.default.removeItem(atPath: memoDirectory) }
+        try FileManager.default.createSymbolicLink(atPath: memoDirectory, withDestinationPath: elsewhere)
+        // The fixture's reset does not remove a dangling link, and the next daemon would trip on it.
+        defer { try? FileManager.default.removeItem(atPath: memoDirectory) }
+        let relaunched = try fixture.launchDaemon()
+        defer { relaunched.stop() }
+        let recorder = try VoiceMemoProxy(session: fixture.session)
+        let memo = try recordMemo(title: "Elsewhere", on: recorder)
+        let file = try recorder.file(of: memo)
+
+        XCTAssertThrowsError(try recorder.callMemo(memo, "Delete")) { error in
+            XCTAssertEqual((error as? BusError)?.name.rawValue, "org.example.VoiceMemo.Error.Storage")
+            XCTAssertTrue((error as? BusError)?.message.contains("another file system") == true, "\(error)")
+        }
+        XCTAssertTrue(FileManager.default.fileExists(atPath: file.path), "the memo stays")
+        XCTAssertNotNil(try recorder.managedMemos()[memo], "and so does its object")
+        XCTAssertEqual(try trashed(), [], "nothing copied into the trash")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: trash.infoDirectory), [], "no info file left behind")
+
+        _ = try recorder.callMemo(memo, "DeletePermanently")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: file.path))
+        XCTAssertNil(try recorder.managedMemos()[memo])
     }
 
     func testTheCommandLineTrashesAndDeletesPermanently() throws {
