@@ -191,11 +191,10 @@ final class MemoLibraryService {
         onChange?()
     }
 
-    /// Moves the memo's file to the trash (or removes it for good) and its object off the
-    /// bus, stopping its playback first.
+    /// Moves the memo's file to the trash (or removes it for good), then stops its playback
+    /// and takes its object off the bus; a refusal leaves all three as they were.
     func delete(id: String, permanently: Bool) throws(RecorderError) {
         let memo = try memo(id)
-        if player.playing?.id == id { player.stop() }
         let reference = reference(id: id)!
         if permanently {
             try MemoDirectory(path: files.directory).remove(reference)
@@ -203,6 +202,7 @@ final class MemoLibraryService {
             // A file already gone needs no trashing; its object goes all the same.
             try trash.moveToTrash(reference.path)
         }
+        if player.playing?.id == id { player.stop() }
         removeMemo(id: memo.id)
         scheduleCacheSave()
         onChange?()

@@ -22,10 +22,10 @@ final class TrashAcceptanceTests: RecorderTestCase {
         if FileManager.default.fileExists(atPath: trash.directory) { try FileManager.default.removeItem(atPath: trash.directory) }
     }
 
-    private func recordMemo(title: String, on proxy: VoiceMemoProxy? = nil) throws -> ObjectPath {
+    private func recordMemo(title: String, seconds: Double = 1, on proxy: VoiceMemoProxy? = nil) throws -> ObjectPath {
         let recorder = proxy ?? recorder!
-        let memo = try recorder.recordWithOptions(["format": .string("wav"), "duration": .double(1), "title": .string(title)])
-        try recorder.waitForSignal("RecordingFinished", timeout: .seconds(6)) { $0.arguments.first?.objectPath == memo }
+        let memo = try recorder.recordWithOptions(["format": .string("wav"), "duration": .double(seconds), "title": .string(title)])
+        try recorder.waitForSignal("RecordingFinished", timeout: .seconds(seconds + 5)) { $0.arguments.first?.objectPath == memo }
         try recorder.waitForSignal("InterfacesAdded") { $0.arguments.first?.objectPath == memo }
         return memo
     }
@@ -163,8 +163,9 @@ final class TrashAcceptanceTests: RecorderTestCase {
         let relaunched = try fixture.launchDaemon()
         defer { relaunched.stop() }
         let recorder = try VoiceMemoProxy(session: fixture.session)
-        let memo = try recordMemo(title: "Elsewhere", on: recorder)
+        let memo = try recordMemo(title: "Elsewhere", seconds: 3, on: recorder)
         let file = try recorder.file(of: memo)
+        _ = try recorder.callMemo(memo, "Play")
 
         XCTAssertThrowsError(try recorder.callMemo(memo, "Delete")) { error in
             XCTAssertEqual((error as? BusError)?.name.rawValue, "org.example.VoiceMemo.Error.Storage")
@@ -172,6 +173,7 @@ final class TrashAcceptanceTests: RecorderTestCase {
         }
         XCTAssertTrue(FileManager.default.fileExists(atPath: file.path), "the memo stays")
         XCTAssertNotNil(try recorder.managedMemos()[memo], "and so does its object")
+        XCTAssertEqual(try recorder.property("Playing").objectPath, memo, "and its playback")
         XCTAssertEqual(try trashed(), [], "nothing copied into the trash")
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: trash.infoDirectory), [], "no info file left behind")
 
