@@ -160,13 +160,28 @@ struct Rename: MemoCommand {
     }
 }
 
-struct Delete: MemoAction {
+struct Delete: Subcommand {
     static let name = "delete"
-    static let abstract = "Delete a memo from disk."
-    static let usage = "delete ID"
-    static let member = "Delete"
-    static let report = "Deleted"
-    let memoArgument: String
+    static let abstract = "Move a memo to the trash, or with --permanently delete it."
+    static let usage = "delete [--permanently] ID"
+    let memo: String
+    let isPermanent: Bool
 
-    init(memo: String) { memoArgument = memo }
+    init(_ words: [String]) throws(UsageError) {
+        let arguments = try Arguments(words, valued: [], flags: ["permanently"])
+        guard let memo = arguments.positionals.first else {
+            throw UsageError("delete needs a memo id (see 'voicememo list')")
+        }
+        guard arguments.positionals.count == 1 else {
+            throw UsageError("delete takes one memo; got '\(arguments.positionals[1])' too")
+        }
+        self.memo = memo
+        isPermanent = arguments.has("permanently")
+    }
+
+    func run(_ client: RecorderClient) throws(BusError) {
+        let memo = try client.memo(named: memo)
+        try client.callMemo(memo, isPermanent ? "DeletePermanently" : "Delete")
+        print(isPermanent ? "Deleted \(memo.id) permanently" : "Moved \(memo.id) to the trash")
+    }
 }

@@ -4,6 +4,8 @@ import FoundationEssentials
 struct Locations {
     /// `$XDG_DATA_HOME/voicememo`, default `~/.local/share/voicememo`.
     let memoDirectory: String
+    /// `$XDG_DATA_HOME/Trash`, the home trash deleted memos go to (freedesktop Trash spec).
+    let trashDirectory: String
     /// `$XDG_CONFIG_HOME/voicememo`, default `~/.config/voicememo`.
     let configDirectory: String
     /// Where the library cache goes: `$XDG_RUNTIME_DIR/voicememo` (the daemon keeps to its
@@ -18,6 +20,7 @@ struct Locations {
             return value
         }
         memoDirectory = base("XDG_DATA_HOME", ".local/share") + "/voicememo"
+        trashDirectory = base("XDG_DATA_HOME", ".local/share") + "/Trash"
         configDirectory = base("XDG_CONFIG_HOME", ".config") + "/voicememo"
         if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") {
             cacheDirectory = runtime + "/voicememo"

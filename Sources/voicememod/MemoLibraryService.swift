@@ -12,6 +12,8 @@ final class MemoLibraryService {
     /// The object server the memos are exported on (the MPRIS object shares it).
     let server: BusObjectServer
     private let files: MemoFiles
+    /// Where Delete puts memos, so a mis-click can be undone from a file manager.
+    private let trash: Trash
     private let cache: LibraryCache
     /// The player every memo's Play goes to.
     let player: MemoPlayer
@@ -25,9 +27,13 @@ final class MemoLibraryService {
     /// Called on the queue after memos were added, removed, renamed or changed.
     var onChange: (() -> Void)?
 
-    init(directory: String, cachePath: String, server: BusObjectServer, player: MemoPlayer, queue: DispatchQueue) {
+    init(
+        directory: String, trash: Trash, cachePath: String, server: BusObjectServer, player: MemoPlayer,
+        queue: DispatchQueue
+    ) {
         self.server = server
         self.files = MemoFiles(directory: directory)
+        self.trash = trash
         self.cache = LibraryCache(path: cachePath)
         self.player = player
         self.queue = queue
@@ -107,7 +113,12 @@ final class MemoLibraryService {
                         return []
                     })
                 },
-                BusMethod("Delete") { [weak self] call in call.answer(Result { () throws(RecorderError) in try self?.delete(id: id); return [] }) },
+                BusMethod("Delete") { [weak self] call in
+                    call.answer(Result { () throws(RecorderError) in try self?.delete(id: id, permanently: false); return [] })
+                },
+                BusMethod("DeletePermanently") { [weak self] call in
+                    call.answer(Result { () throws(RecorderError) in try self?.delete(id: id, permanently: true); return [] })
+                },
             ],
             properties: [
                 BusProperty("Id", "s", changeSignal: .constant, get: value { .string($0.id) }),
@@ -182,12 +193,18 @@ final class MemoLibraryService {
         onChange?()
     }
 
-    /// Removes the memo's file and object, stopping its playback first.
-    func delete(id: String) throws(RecorderError) {
+    /// Moves the memo's file to the trash (or removes it for good), then stops its playback
+    /// and takes its object off the bus; a refusal leaves all three as they were.
+    func delete(id: String, permanently: Bool) throws(RecorderError) {
         let memo = try memo(id)
-        if player.playing?.id == id { player.stop() }
         let reference = reference(id: id)!
-        try MemoDirectory(path: files.directory).remove(reference)
+        if permanently {
+            try MemoDirectory(path: files.directory).remove(reference)
+        } else if FileManager.default.fileExists(atPath: reference.path) {
+            // A file already gone needs no trashing; its object goes all the same.
+            try trash.moveToTrash(reference.path)
+        }
+        if player.playing?.id == id { player.stop() }
         removeMemo(id: memo.id)
         scheduleCacheSave()
         onChange?()

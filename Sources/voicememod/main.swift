@@ -56,8 +56,8 @@ let (service, library, watcher) = queue.sync {
     }
     let player = MemoPlayer(backend: PulsePlaybackBackend(), queue: queue)
     let library = MemoLibraryService(
-        directory: locations.memoDirectory, cachePath: cacheDirectory + "/library.json", server: server,
-        player: player, queue: queue)
+        directory: locations.memoDirectory, trash: Trash(directory: locations.trashDirectory),
+        cachePath: cacheDirectory + "/library.json", server: server, player: player, queue: queue)
     library.filesInProgress = { recorder.filesInProgress }
     library.isRecording = { [.recording, .paused, .interrupted].contains(recorder.state) }
     // Created up front so it can be watched; a failure is reported again by Record.

@@ -110,7 +110,7 @@ final class CommandLineTests: IntegrationTestCase {
         let play = try voicememo("play", "latest")
         XCTAssertEqual(play.stdout, "Playing \(newest)\n", "\(play)")
         let delete = try voicememo("delete", newest)
-        XCTAssertEqual(delete.stdout, "Deleted \(newest)\n", "\(delete)")
+        XCTAssertEqual(delete.stdout, "Moved \(newest) to the trash\n", "\(delete)")
         let remaining = try voicememo("list", "--json")
         XCTAssertEqual((try JSONSerialization.jsonObject(with: Data(remaining.stdout.utf8)) as? [Any])?.count, 1)
     }

@@ -101,8 +101,9 @@ final class LibraryAcceptanceTests: RecorderTestCase {
         XCTAssertEqual(try recorder.memoProperty(memo, "Id").string, id)
     }
 
-    // 4. Delete removes the file and the object, stopping its playback first.
-    func testDeleteRemovesFileAndObjectAndStopsItsPlayback() throws {
+    // 4. Delete moves the file to the trash and removes the object, stopping its playback
+    // first (TrashAcceptanceTests has the trash's side).
+    func testDeleteTrashesFileAndRemovesObjectAndStopsItsPlayback() throws {
         let memo = try recordMemo(3)
         let file = try recorder.file(of: memo)
         try recorder.callMemo(memo, "Play")
@@ -111,6 +112,8 @@ final class LibraryAcceptanceTests: RecorderTestCase {
         let removed = try recorder.waitForSignal("InterfacesRemoved") { $0.arguments.first?.objectPath == memo }
         XCTAssertEqual(removed.arguments[1].array?.compactMap(\.string), ["org.example.VoiceMemo.Memo"])
         XCTAssertFalse(FileManager.default.fileExists(atPath: file.path))
+        let trashed = fixture.session.dataDirectory.appendingPathComponent("Trash/files").appendingPathComponent(file.lastPathComponent)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: trashed.path), "in the trash")
         XCTAssertEqual(try recorder.property("Playing").objectPath, .root)
         let finished = try recorder.waitForSignal("PlaybackFinished") { $0.arguments.first?.objectPath == memo }
         XCTAssertEqual(finished.arguments.last?.boolean, false)
