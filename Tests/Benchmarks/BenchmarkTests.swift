@@ -53,9 +53,13 @@ final class BenchmarkTests: XCTestCase {
                 + "\(Int(continuity.produced.upperBound)) produced; bit-exact \(continuity.exactChain)")
         XCTAssertEqual(continuity.violations, [], markdown)
 
-        // Memory does not depend on the machine's load: a per-caller leak fails even the smoke run.
+        // Every caller is forgotten in every run (the benchmark waits for the daemon to say so).
+        // The memory target is asserted on 10,000 callers only: over a smoke run's 200, the
+        // old leak (about 17 KiB) is no larger than the allocator's noise (0 to 36 KiB seen).
         let callerMemory = table.rows.filter { $0.figure == RecorderBenchmark.callerMemoryFigure }
         XCTAssertEqual(callerMemory.count, 1, markdown)
-        XCTAssertEqual(callerMemory.first?.isMet, true, "the daemon's memory grows with its callers: \(markdown)")
+        if plan.isFull {
+            XCTAssertEqual(callerMemory.first?.isMet, true, "the daemon's memory grows with its callers: \(markdown)")
+        }
     }
 }

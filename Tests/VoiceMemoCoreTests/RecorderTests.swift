@@ -338,10 +338,11 @@ struct RecorderTests {
         let memo = try await harness.record().get()
         let sink = harness.backend.sink(for: memo)!
         let perRead = CapturePipeline.framesPerRead(sampleRate: 48000)
-        try await waitUntil { sink.frames == 5 * perRead }
+        // At least: a loaded test run may look only once the late read is over.
+        try await waitUntil(timeout: .seconds(5)) { sink.frames >= 5 * perRead }
         try await Task.sleep(for: .milliseconds(1200))
         #expect(try harness.sync { $0.state } == .recording, "late is not lost")
-        try await waitUntil(timeout: .seconds(2)) { sink.frames > 6 * perRead }
+        try await waitUntil(timeout: .seconds(5)) { sink.frames > 6 * perRead }
         _ = try await harness.stop().get()
         #expect(harness.observer.interruptions.isEmpty)
         #expect(harness.observer.routes.isEmpty, "the same stream throughout: no route change")
