@@ -98,12 +98,7 @@ public enum MemoNaming {
 
     /// `YYYY-MM-DD HH.MM.SS` in `timeZone`.
     static func timeStamp(_ date: Date, timeZone: TimeZone) -> String {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = timeZone
-        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
-        func two(_ value: Int?) -> String { value.map { $0 < 10 ? "0\($0)" : "\($0)" } ?? "00" }
-        return "\(parts.year ?? 0)-\(two(parts.month))-\(two(parts.day)) "
-            + "\(two(parts.hour)).\(two(parts.minute)).\(two(parts.second))"
+        localTimeStamp(date, timeZone: timeZone, dateTimeSeparator: " ", timeSeparator: ".")
     }
 
     /// A parsed leading time stamp: its compact id form, sequence number and length in characters.

@@ -112,12 +112,7 @@ public struct Trash: Sendable {
 
     /// `YYYY-MM-DDThh:mm:ss` in `timeZone`, the spec's local-time `DeletionDate`.
     static func deletionDate(_ date: Date, timeZone: TimeZone) -> String {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = timeZone
-        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
-        func two(_ value: Int?) -> String { value.map { $0 < 10 ? "0\($0)" : "\($0)" } ?? "00" }
-        return "\(parts.year ?? 0)-\(two(parts.month))-\(two(parts.day))T"
-            + "\(two(parts.hour)):\(two(parts.minute)):\(two(parts.second))"
+        localTimeStamp(date, timeZone: timeZone, dateTimeSeparator: "T", timeSeparator: ":")
     }
 
     /// `name` for the first attempt, then `name` with `.2`, `.3`, … before its extension, so
