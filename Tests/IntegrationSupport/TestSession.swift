@@ -150,6 +150,15 @@ package final class TestSession {
     /// voicememo's saved settings (`$XDG_CONFIG_HOME/voicememo`).
     package var settingsDirectory: URL { configDirectory.appendingPathComponent("voicememo") }
 
+    /// voicememo's settings file, as a user edits it by hand.
+    package var settingsFile: URL { settingsDirectory.appendingPathComponent("settings.json") }
+
+    /// Writes `text` as the settings file, as a hand edit would; a daemon launched next reads it.
+    package func writeSettings(_ text: String) throws {
+        try FileManager.default.createDirectory(at: settingsDirectory, withIntermediateDirectories: true)
+        try Data(text.utf8).write(to: settingsFile)
+    }
+
     /// Removes the memo directory and the saved settings, so every test starts from a new
     /// user's state; voicememod creates both again.
     package func resetUserData() throws {

@@ -46,15 +46,14 @@ final class HostileSettingsTests: RecorderTestCase {
         HostileFile(name: "too large", content: "{" + String(repeating: " ", count: 70_000) + "}", refusedKeys: nil),
     ]
 
-    private var settingsFile: URL { fixture.session.settingsDirectory.appendingPathComponent("settings.json") }
+    private var settingsFile: URL { fixture.session.settingsFile }
 
     // Each file in turn: a daemon that starts, keeps to the contract, logs each refused key
     // once, and records a real file with what it serves.
     func testHostileSettingsFilesFallBackToDefaultsAndTheDaemonRecords() throws {
         XCTAssertEqual(daemon.stop(), .exited(0))
         for file in Self.files {
-            try FileManager.default.createDirectory(at: fixture.session.settingsDirectory, withIntermediateDirectories: true)
-            try Data(file.content.utf8).write(to: settingsFile)
+            try fixture.session.writeSettings(file.content)
             let served = try assertServesTheContractAndRecords(file.name, refusedKeys: file.refusedKeys)
             XCTAssertEqual(served.format, file.format, file.name)
             XCTAssertEqual(served.channels, file.channels, file.name)
@@ -74,8 +73,7 @@ final class HostileSettingsTests: RecorderTestCase {
     // A reconnect timeout no timer can hold used to trap when the server went away.
     func testAnAbsurdReconnectTimeoutSurvivesALostServer() throws {
         XCTAssertEqual(daemon.stop(), .exited(0))
-        try FileManager.default.createDirectory(at: fixture.session.settingsDirectory, withIntermediateDirectories: true)
-        try Data(#"{"reconnectTimeout": 1e300}"#.utf8).write(to: settingsFile)
+        try fixture.session.writeSettings(#"{"reconnectTimeout": 1e300}"#)
         let patient = try fixture.launchDaemon()
         defer { _ = patient.stop() }
 

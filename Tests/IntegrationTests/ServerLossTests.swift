@@ -63,9 +63,7 @@ final class ServerLossTests: RecorderTestCase {
     // 3b. A server that stays away past the limit: the memo is finished unsuccessfully, intact.
     func testAServerThatStaysAwayFinishesTheMemoWithItsAudioIntact() throws {
         XCTAssertEqual(daemon.stop(), .exited(0))
-        let settings = fixture.session.configDirectory.appendingPathComponent("voicememo")
-        try FileManager.default.createDirectory(at: settings, withIntermediateDirectories: true)
-        try Data(#"{"reconnectTimeout": 2}"#.utf8).write(to: settings.appendingPathComponent("settings.json"))
+        try fixture.session.writeSettings(#"{"reconnectTimeout": 2}"#)
         let patient = try fixture.launchDaemon()
         defer { _ = patient.stop() }
 

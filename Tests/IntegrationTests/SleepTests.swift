@@ -96,9 +96,7 @@ final class SleepTests: RecorderTestCase {
     // With resumeAfterSleep off, the memo waits paused after wake-up.
     func testWithResumeAfterSleepOffTheMemoStaysPausedAfterWakeUp() throws {
         sleepDaemon?.stop()
-        let settings = fixture.session.settingsDirectory
-        try FileManager.default.createDirectory(at: settings, withIntermediateDirectories: true)
-        try Data(#"{"resumeAfterSleep": false}"#.utf8).write(to: settings.appendingPathComponent("settings.json"))
+        try fixture.session.writeSettings(#"{"resumeAfterSleep": false}"#)
         sleepDaemon = try launchDaemon(environment: logind.environment)
 
         try recorder.recordWithOptions(["format": .string("wav")])
