@@ -129,27 +129,42 @@ public struct BusProperty {
     public var access: Access
     /// How changes are announced.
     public var changeSignal: ChangeSignal
-    /// Returns the current value; it must have type `signature`.
-    public var get: () -> BusValue
-    /// Applies a new value (already checked to have type `signature`); throws to refuse it.
-    /// The object server does not announce a Set: the owner emits PropertiesChanged when,
-    /// and only when, the value changed.
-    public var set: ((BusValue) throws(BusError) -> Void)?
+    /// Returns the current value of the object at the given path; it must have type
+    /// `signature`. Told the path so that one table can serve many similar objects.
+    public var get: (ObjectPath) -> BusValue
+    /// Applies a new value (already checked to have type `signature`) to the object at the
+    /// given path; throws to refuse it. The object server does not announce a Set: the
+    /// owner emits PropertiesChanged when, and only when, the value changed.
+    public var set: ((ObjectPath, BusValue) throws(BusError) -> Void)?
 
-    /// Declares a property. A `.readWrite` property needs `set`; a `.read` one must not have it.
+    /// Declares a property of one object. A `.readWrite` property needs `set`; a `.read`
+    /// one must not have it.
     public init(
         _ name: String, _ signature: String, access: Access = .read, changeSignal: ChangeSignal = .emits,
         get: @escaping () -> BusValue, set: ((BusValue) throws(BusError) -> Void)? = nil
     ) {
+        var setAt: ((ObjectPath, BusValue) throws(BusError) -> Void)?
+        if let set {
+            setAt = { (_: ObjectPath, value: BusValue) throws(BusError) in try set(value) }
+        }
+        self.init(name, signature, access: access, changeSignal: changeSignal, getAt: { _ in get() }, setAt: setAt)
+    }
+
+    /// Declares a property of every object an interface table is exported at, told which
+    /// object is asked: thousands of memos share one table rather than holding one each.
+    public init(
+        _ name: String, _ signature: String, access: Access = .read, changeSignal: ChangeSignal = .emits,
+        getAt: @escaping (ObjectPath) -> BusValue, setAt: ((ObjectPath, BusValue) throws(BusError) -> Void)? = nil
+    ) {
         precondition(MemberName(rawValue: name) != nil, "invalid property name '\(name)'")
         precondition(Signature.isSingleCompleteType(signature), "invalid signature '\(signature)' for property \(name)")
-        precondition((access == .readWrite) == (set != nil), "property \(name): .readWrite needs a setter, .read must not have one")
+        precondition((access == .readWrite) == (setAt != nil), "property \(name): .readWrite needs a setter, .read must not have one")
         self.name = name
         self.signature = signature
         self.access = access
         self.changeSignal = changeSignal
-        self.get = get
-        self.set = set
+        self.get = getAt
+        self.set = setAt
     }
 }
 

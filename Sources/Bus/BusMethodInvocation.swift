@@ -11,6 +11,8 @@ public final class BusMethodInvocation {
     public let arguments: [BusValue]
     /// The unique name of the caller.
     public let sender: String
+    /// The object called, so one interface table can answer for many objects.
+    public let path: ObjectPath
 
     private let message: Message
     private let connection: BusConnection
@@ -21,10 +23,11 @@ public final class BusMethodInvocation {
 
     /// Wraps an incoming call whose arguments were already read and checked.
     internal init(
-        message: Message, arguments: [BusValue], method: String, outSignature: String,
+        message: Message, path: ObjectPath, arguments: [BusValue], method: String, outSignature: String,
         connection: BusConnection, queue: DispatchQueue
     ) {
         self.message = message
+        self.path = path
         self.arguments = arguments
         self.sender = message.sender
         self.method = method

@@ -10,9 +10,11 @@ import Dispatch
 public final class BusObjectServer {
     /// The connection the objects are served on.
     public let connection: BusConnection
-    private let queue: DispatchQueue
+    let queue: DispatchQueue
     /// The exported objects; internal so the ObjectManager extension can list them.
     var objects: [ObjectPath: [BusInterface]] = [:]
+    /// Families of like objects, by the path their members sit below.
+    var families: [ObjectPath: BusObjectFamily] = [:]
     /// Paths that serve org.freedesktop.DBus.ObjectManager for the objects below them.
     var managers: Set<ObjectPath> = []
     /// When set, only connections of this Unix user may call; others get AccessDenied. A
@@ -125,7 +127,7 @@ public final class BusObjectServer {
     }
 
     private func exportedInterface(_ name: InterfaceName, at path: ObjectPath) -> BusInterface {
-        guard let interface = objects[path]?.first(where: { $0.name == name }) else {
+        guard let interface = interfaces(at: path)?.first(where: { $0.name == name }) else {
             preconditionFailure("\(name) is not exported at \(path)")
         }
         return interface
@@ -136,7 +138,7 @@ public final class BusObjectServer {
         var invalidated: [String] = []
         for property in properties {
             switch property.changeSignal {
-            case .emits: changed.append(BusDictionaryEntry(key: .string(property.name), value: .variant(value(of: property))))
+            case .emits: changed.append(BusDictionaryEntry(key: .string(property.name), value: .variant(value(of: property, at: path))))
             case .invalidates: invalidated.append(property.name)
             case .none, .constant: break
             }
@@ -151,9 +153,9 @@ public final class BusObjectServer {
             ])
     }
 
-    /// Reads a property, trapping if its getter breaks its declared type.
-    func value(of property: BusProperty) -> BusValue {
-        let value = property.get()
+    /// Reads a property of the object at `path`, trapping if its getter breaks its declared type.
+    func value(of property: BusProperty, at path: ObjectPath) -> BusValue {
+        let value = property.get(path)
         precondition(
             value.signature == property.signature,
             "property \(property.name) is declared '\(property.signature)' but its getter returned '\(value.signature)'")
@@ -192,7 +194,7 @@ public final class BusObjectServer {
         guard let path = message.path, let member = message.member else {
             throw .failed("method call without path or member")
         }
-        let interfaces = objects[path]
+        let interfaces = self.interfaces(at: path)
         // The root always exists, so `busctl tree` works before anything is exported.
         guard interfaces != nil || path == .root || !children(of: path).isEmpty else {
             throw .unknownObject("No object at path '\(path)'")
@@ -230,7 +232,7 @@ public final class BusObjectServer {
             }
             try requireSignature(method.inSignature, of: message, method: member.rawValue)
             let invocation = BusMethodInvocation(
-                message: message, arguments: try message.arguments(), method: "\(interfaceName).\(member)",
+                message: message, path: path, arguments: try message.arguments(), method: "\(interfaceName).\(member)",
                 outSignature: method.outSignature, connection: connection, queue: queue)
             method.handler(invocation)
         }
@@ -263,7 +265,7 @@ public final class BusObjectServer {
         }
         try requireSignature("", of: message, method: "Introspect")
         let xml = Introspection.document(
-            interfaces: objects[path], children: children(of: path), isObjectManager: managers.contains(path))
+            interfaces: interfaces(at: path), children: children(of: path), isObjectManager: managers.contains(path))
         answer(message, with: [.string(xml)])
     }
 
@@ -272,6 +274,13 @@ public final class BusObjectServer {
         var names = Set<Substring>()
         for exported in objects.keys where exported.isDescendant(of: path) {
             names.insert(exported.childElement(below: path))
+        }
+        for family in families.values {
+            if family.parent == path {
+                names.formUnion(family.members().map { Substring($0) })
+            } else if family.parent.isDescendant(of: path), !family.members().isEmpty {
+                names.insert(family.parent.childElement(below: path))
+            }
         }
         return names.map(String.init).sorted()
     }
@@ -286,14 +295,14 @@ public final class BusObjectServer {
             try requireSignature("ss", of: message, method: "Get")
             let arguments = try message.arguments()
             let (_, property) = try lookUp(arguments[1].string ?? "", in: arguments[0].string ?? "", of: interfaces)
-            answer(message, with: [.variant(value(of: property))])
+            answer(message, with: [.variant(value(of: property, at: path))])
 
         case "GetAll":
             try requireSignature("s", of: message, method: "GetAll")
             let name = try message.arguments()[0].string ?? ""
             let selected = name.isEmpty ? interfaces : [try lookUp(interface: name, in: interfaces)]
             let entries = selected.flatMap(\.properties).map {
-                BusDictionaryEntry(key: .string($0.name), value: .variant(value(of: $0)))
+                BusDictionaryEntry(key: .string($0.name), value: .variant(value(of: $0, at: path)))
             }
             answer(message, with: [.dictionary(keySignature: "s", valueSignature: "v", entries)])
 
@@ -311,7 +320,7 @@ public final class BusObjectServer {
             }
             // The owner announces the change, and only a real one: it alone knows whether
             // the value moved, and announces changes made by other means the same way.
-            try set(newValue)
+            try set(path, newValue)
             answer(message, with: [])
 
         default:

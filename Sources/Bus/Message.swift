@@ -138,7 +138,7 @@ internal final class Message: @unchecked Sendable {
         return try Message.readAll(&iter)
     }
 
-    private static func append(_ value: BusValue, to iter: inout DBusMessageIter) {
+    static func append(_ value: BusValue, to iter: inout DBusMessageIter) {
         switch value {
         case .byte(let v): appendBasic(v, TypeCode.byte, to: &iter)
         case .boolean(let v): appendBasic(dbus_bool_t(v ? 1 : 0), TypeCode.boolean, to: &iter)
@@ -192,7 +192,7 @@ internal final class Message: @unchecked Sendable {
         string.withCString { appendBasic(Optional($0), type, to: &iter) }
     }
 
-    private static func withContainer(
+    static func withContainer(
         _ type: Int32, _ contained: String?, in iter: inout DBusMessageIter,
         _ body: (inout DBusMessageIter) -> Void
     ) {

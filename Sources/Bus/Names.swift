@@ -45,6 +45,14 @@ public struct ObjectPath: RawRepresentable, Hashable, Sendable, CustomStringConv
         return ObjectPath(rawValue: self == .root ? "/" + element : rawValue + "/" + element)!
     }
 
+    /// The path's last element (empty for the root): the name one table serving many
+    /// objects tells them apart by.
+    public var lastElement: Substring {
+        // By bytes: a path is ASCII, and this runs for every property of every memo listed.
+        let utf8 = rawValue.utf8
+        return Substring(utf8[utf8.index(after: utf8.lastIndex(of: UInt8(ascii: "/"))!)...])
+    }
+
     /// Whether this path lies strictly below `ancestor`.
     internal func isDescendant(of ancestor: ObjectPath) -> Bool {
         if ancestor == .root { return self != .root }

@@ -14,19 +14,25 @@ extension BusObjectServer {
         managers.filter { path.isDescendant(of: $0) }.max { $0.rawValue.count < $1.rawValue.count }
     }
 
-    /// `a{sa{sv}}`: each interface with all its properties.
-    private func interfacesAndProperties(_ interfaces: [BusInterface]) -> BusValue {
-        .dictionary(
-            keySignature: "s", valueSignature: "a{sv}",
-            interfaces.map { interface in
-                BusDictionaryEntry(
-                    key: .string(interface.name.rawValue),
-                    value: .dictionary(
-                        keySignature: "s", valueSignature: "v",
-                        interface.properties.map {
-                            BusDictionaryEntry(key: .string($0.name), value: .variant(value(of: $0)))
-                        }))
-            })
+    /// Writes `a{sa{sv}}`: each interface of the object at `path` with all its properties.
+    /// Written straight into the message: a listing of thousands of objects builds no
+    /// value tree first.
+    private func writeInterfacesAndProperties(_ interfaces: [BusInterface], at path: ObjectPath, to writer: inout MessageBodyWriter) {
+        writer.appendArray(of: "{sa{sv}}") { writer in
+            for interface in interfaces {
+                writer.appendDictionaryEntry { writer in
+                    writer.append(.string(interface.name.rawValue))
+                    writer.appendArray(of: "{sv}") { writer in
+                        for property in interface.properties {
+                            writer.appendDictionaryEntry { writer in
+                                writer.append(.string(property.name))
+                                writer.appendVariant(value(of: property, at: path))
+                            }
+                        }
+                    }
+                }
+            }
+        }
     }
 
     func manageObjects(_ message: Message, member: MemberName, path: ObjectPath) throws(BusError) {
@@ -34,17 +40,30 @@ extension BusObjectServer {
             throw .unknownMethod("Interface '\(InterfaceName.objectManager)' has no method '\(member)'")
         }
         try requireSignature("", of: message, method: "GetManagedObjects")
-        let entries = objects.filter { $0.key.isDescendant(of: path) }.sorted { $0.key.rawValue < $1.key.rawValue }.map {
-            BusDictionaryEntry(key: .objectPath($0.key), value: interfacesAndProperties($0.value))
+        guard message.expectsReply else { return }
+        let managed = exported(below: path).sorted { $0.path.rawValue < $1.path.rawValue }
+        let reply = message.makeReturn()
+        reply.appendBody { writer in
+            writer.appendArray(of: "{oa{sa{sv}}}") { writer in
+                for (objectPath, interfaces) in managed {
+                    writer.appendDictionaryEntry { writer in
+                        writer.append(.objectPath(objectPath))
+                        writeInterfacesAndProperties(interfaces, at: objectPath, to: &writer)
+                    }
+                }
+            }
         }
-        answer(message, with: [.dictionary(keySignature: "o", valueSignature: "a{sa{sv}}", entries)])
+        connection.send(reply)
     }
 
     func announceAdded(_ interfaces: [BusInterface], at path: ObjectPath) {
         guard !interfaces.isEmpty, let manager = manager(of: path) else { return }
-        connection.emitSignal(
-            path: manager, interface: .objectManager, member: MemberName("InterfacesAdded"),
-            arguments: [.objectPath(path), interfacesAndProperties(interfaces)])
+        let signal = Message.signal(path: manager, interface: .objectManager, member: MemberName("InterfacesAdded"))
+        signal.appendBody { writer in
+            writer.append(.objectPath(path))
+            writeInterfacesAndProperties(interfaces, at: path, to: &writer)
+        }
+        connection.send(signal)
     }
 
     func announceRemoved(_ interfaces: [BusInterface], at path: ObjectPath) {

@@ -257,7 +257,7 @@ final class MediaPlayerService {
     private func announcedValues() -> [String: BusValue] {
         var values: [String: BusValue] = [:]
         for property in playerInterface.properties where Self.announcedNames.contains(property.name) {
-            values[property.name] = property.get()
+            values[property.name] = property.get(MediaPlayerNames.path)
         }
         return values
     }
