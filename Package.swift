@@ -17,6 +17,8 @@ let package = Package(
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
         .systemLibrary(name: "CPulse", pkgConfig: "libpulse-simple", providers: [.apt(["libpulse-dev"])]),
         .systemLibrary(name: "CSndfile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
+        // glibc's malloc.h, for handing freed memory back after a burst of work.
+        .systemLibrary(name: "CMalloc"),
 
         // The recorder's rules and state machine: no C, no bus, no audio server.
         .target(name: "VoiceMemoCore"),
@@ -31,7 +33,7 @@ let package = Package(
 
         .executableTarget(
             name: "voicememod",
-            dependencies: ["VoiceMemoCore", "Bus", "PulseAudio", "SoundFile", "AudioContainers"],
+            dependencies: ["VoiceMemoCore", "Bus", "PulseAudio", "SoundFile", "AudioContainers", "CMalloc"],
             swiftSettings: adapterSettings),
         .executableTarget(name: "voicememo", dependencies: ["VoiceMemoCore", "Bus"], swiftSettings: adapterSettings),
 

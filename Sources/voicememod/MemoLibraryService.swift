@@ -4,6 +4,10 @@ import FoundationEssentials
 import AudioContainers
 import VoiceMemoCore
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The memo objects under `/org/example/VoiceMemo/Memo/` and the ObjectManager that lists
 /// them: the memo directory is the truth, this keeps the bus in step with it.
 ///
@@ -20,6 +24,10 @@ final class MemoLibraryService {
     private var catalog = MemoCatalog()
     private var pendingCacheSave: DispatchWorkItem?
     private let queue: DispatchQueue
+    /// Where the library is read at start-up, away from the bus.
+    private let loadingQueue = DispatchQueue(label: "voicememod.library", qos: .utility)
+    /// Files the start-up load has still to deliver; a refresh leaves them to it.
+    private var filesBeingLoaded: Set<String> = []
     /// Files the recorder still has open: not memos until they are finished.
     var filesInProgress: () -> Set<String> = { [] }
     /// Whether a recording is open; playing is refused meanwhile.
@@ -37,45 +45,88 @@ final class MemoLibraryService {
         self.cache = LibraryCache(path: cachePath)
         self.player = player
         self.queue = queue
+        exportMemos()
     }
 
-    /// Builds the catalog from the cache and the directory and exports every memo, without
-    /// announcing them (nobody can be listening before the name is owned).
+    /// Reads the library off the queue, after the name is owned, so that a first `Record`
+    /// never waits on years of memos. Memos appear on the bus as they become known, each
+    /// with InterfacesAdded: those the cache vouches for first, then each file read. A
+    /// listing meanwhile shows what is known so far.
     func load() {
-        catalog = MemoCatalog(cache.load())
-        let changes = catalog.changes(for: files.listing(), ignoring: filesInProgress())
-        for id in changes.removed { catalog.remove(id: id) }
-        for status in changes.toRead {
-            if let memo = files.inspect(status) { catalog.insert(memo) }
+        let loading = LibraryLoading(files: files, cache: cache)
+        // The service lives as long as the daemon; the load holds it until done.
+        loadingQueue.async { [queue] in
+            loading.run { step in
+                queue.async { self.apply(step) }
+            }
         }
-        for memo in catalog.memos.values { export(memo, announce: false) }
-        if !changes.removed.isEmpty || !changes.toRead.isEmpty { scheduleCacheSave() }
+    }
+
+    private func apply(_ step: LibraryLoading.Step) {
+        switch step {
+        case .planned(let fileNames):
+            filesBeingLoaded = fileNames
+        case .known(let memos, let settled):
+            filesBeingLoaded.subtract(settled)
+            // A file the recorder still writes is not a memo yet; its refresh comes at Stop.
+            let inProgress = filesInProgress()
+            for memo in memos where !inProgress.contains(memo.fileName) {
+                let isNew = catalog[memo.id] == nil
+                catalog.insert(memo)
+                if isNew { announceAdded(memo) }
+            }
+            if !memos.isEmpty { onChange?() }
+        case .finished(let summary):
+            filesBeingLoaded = []
+            fputs("voicememod: library: \(summary)\n", stderr)
+            // What changed while the library was read (a memo recorded, a file copied in).
+            refresh()
+            if summary.cacheIsStale { scheduleCacheSave() }
+            returnFreedMemory()
+        }
     }
 
     /// Brings the bus in line with the directory: new files appear, changed ones update,
-    /// vanished ones disappear, each announced.
+    /// vanished ones disappear, each announced. Files still being loaded are left to the load.
     func refresh() {
-        let changes = catalog.changes(for: files.listing(), ignoring: filesInProgress())
+        let changes = catalog.changes(for: files.listing(), ignoring: filesInProgress().union(filesBeingLoaded))
         for id in changes.removed { removeMemo(id: id) }
-        for status in changes.toRead {
-            let id = MemoNaming.memoID(forFileName: status.fileName)
-            guard let memo = files.inspect(status) else {
-                if catalog[id] != nil { removeMemo(id: id) }
-                continue
-            }
-            let isNew = catalog[id] == nil
-            catalog.insert(memo)
-            if isNew {
-                export(memo, announce: true)
-            } else {
-                server.propertiesChanged(
-                    on: path(of: id), interface: Contract.memoInterface,
-                    names: ["Title", "Path", "Duration", "SampleRate", "Channels", "Size"])
-            }
-        }
+        for status in changes.toRead { read(status) }
         if !changes.removed.isEmpty || !changes.toRead.isEmpty {
             scheduleCacheSave()
             onChange?()
+        }
+    }
+
+    /// Reads the one file `memo` was recorded into, without listing the directory: a
+    /// finished recording is on the bus before it is announced, however large the library.
+    func refresh(_ memo: MemoReference) {
+        let fileName = String(memo.path[memo.path.index(after: memo.path.lastIndex(of: "/")!)...])
+        filesBeingLoaded.remove(fileName)
+        if let status = files.status(of: fileName) {
+            read(status)
+        } else if catalog[memo.id] != nil {
+            removeMemo(id: memo.id)
+        }
+        scheduleCacheSave()
+        onChange?()
+    }
+
+    /// Reads one new or changed file and exports or updates its memo.
+    private func read(_ status: MemoFileStatus) {
+        let id = MemoNaming.memoID(forFileName: status.fileName)
+        guard let memo = files.inspect(status) else {
+            if catalog[id] != nil { removeMemo(id: id) }
+            return
+        }
+        let isNew = catalog[id] == nil
+        catalog.insert(memo)
+        if isNew {
+            announceAdded(memo)
+        } else {
+            server.propertiesChanged(
+                on: path(of: id), interface: Contract.memoInterface,
+                names: ["Title", "Path", "Duration", "SampleRate", "Channels", "Size"])
         }
     }
 
@@ -94,50 +145,64 @@ final class MemoLibraryService {
 
     private func path(of id: String) -> ObjectPath { Contract.memoParentPath.appending(id) }
 
-    private func export(_ memo: MemoInfo, announce: Bool) {
-        server.export(path(of: memo.id), interfaces: [memoInterface(id: memo.id)], announce: announce)
+    /// Puts the memo objects on the bus as one family: each memo costs the bus its
+    /// `MemoInfo` in the catalog, not a path and a table of closures.
+    private func exportMemos() {
+        server.export(
+            BusObjectFamily(
+                parent: Contract.memoParentPath, interfaces: [memoInterface()],
+                members: { [weak self] in self.map { Array($0.catalog.memos.keys) } ?? [] },
+                contains: { [weak self] element in self?.catalog[String(element)] != nil }))
     }
 
-    private func memoInterface(id: String) -> BusInterface {
-        // Getters read the catalog each time, so one table serves every state of the memo.
-        func value(_ read: @escaping (MemoInfo) -> BusValue) -> () -> BusValue {
-            { [weak self] in self?.catalog[id].map(read) ?? .string("") }
+    /// Announces a memo the catalog now holds.
+    private func announceAdded(_ memo: MemoInfo) {
+        server.memberAdded(memo.id, below: Contract.memoParentPath)
+    }
+
+    private func memoInterface() -> BusInterface {
+        // Getters read the catalog each time, so one table serves every memo in every state.
+        func value(_ read: @escaping (MemoInfo) -> BusValue) -> (ObjectPath) -> BusValue {
+            { [weak self] path in self?.catalog[String(path.lastElement)].map(read) ?? .string("") }
         }
+        func id(_ call: BusMethodInvocation) -> String { String(call.path.lastElement) }
         return BusInterface(
             name: Contract.memoInterface,
             methods: [
-                BusMethod("Play") { [weak self] call in call.answer(Result { () throws(RecorderError) in try self?.play(id: id); return [] }) },
+                BusMethod("Play") { [weak self] call in
+                    call.answer(Result { () throws(RecorderError) in try self?.play(id: id(call)); return [] })
+                },
                 BusMethod("Rename", in: [BusArgument("title", "s")]) { [weak self] call in
                     call.answer(Result { () throws(RecorderError) in
-                        try self?.rename(id: id, to: call.arguments[0].string ?? "")
+                        try self?.rename(id: id(call), to: call.arguments[0].string ?? "")
                         return []
                     })
                 },
                 BusMethod("Delete") { [weak self] call in
-                    call.answer(Result { () throws(RecorderError) in try self?.delete(id: id, permanently: false); return [] })
+                    call.answer(Result { () throws(RecorderError) in try self?.delete(id: id(call), permanently: false); return [] })
                 },
                 BusMethod("DeletePermanently") { [weak self] call in
-                    call.answer(Result { () throws(RecorderError) in try self?.delete(id: id, permanently: true); return [] })
+                    call.answer(Result { () throws(RecorderError) in try self?.delete(id: id(call), permanently: true); return [] })
                 },
             ],
             properties: [
-                BusProperty("Id", "s", changeSignal: .constant, get: value { .string($0.id) }),
+                BusProperty("Id", "s", changeSignal: .constant, getAt: value { .string($0.id) }),
                 BusProperty(
-                    "Title", "s", access: .readWrite, get: value { .string($0.title) },
-                    set: { [weak self] newValue throws(BusError) in
+                    "Title", "s", access: .readWrite, getAt: value { .string($0.title) },
+                    setAt: { [weak self] path, newValue throws(BusError) in
                         do throws(RecorderError) {
-                            try self?.rename(id: id, to: newValue.string ?? "")
+                            try self?.rename(id: String(path.lastElement), to: newValue.string ?? "")
                         } catch {
                             throw BusError(error)
                         }
                     }),
-                BusProperty("Path", "s", get: value { [directory = files.directory] in .string(directory + "/" + $0.fileName) }),
-                BusProperty("Format", "s", changeSignal: .constant, get: value { .string($0.format.rawValue) }),
-                BusProperty("Created", "x", changeSignal: .constant, get: value { .int64($0.created) }),
-                BusProperty("Duration", "d", get: value { .double($0.duration) }),
-                BusProperty("SampleRate", "u", get: value { .uint32($0.sampleRate) }),
-                BusProperty("Channels", "u", get: value { .uint32($0.channels) }),
-                BusProperty("Size", "t", get: value { .uint64($0.size) }),
+                BusProperty("Path", "s", getAt: value { [directory = files.directory] in .string(directory + "/" + $0.fileName) }),
+                BusProperty("Format", "s", changeSignal: .constant, getAt: value { .string($0.format.rawValue) }),
+                BusProperty("Created", "x", changeSignal: .constant, getAt: value { .int64($0.created) }),
+                BusProperty("Duration", "d", getAt: value { .double($0.duration) }),
+                BusProperty("SampleRate", "u", getAt: value { .uint32($0.sampleRate) }),
+                BusProperty("Channels", "u", getAt: value { .uint32($0.channels) }),
+                BusProperty("Size", "t", getAt: value { .uint64($0.size) }),
             ])
     }
 
@@ -211,8 +276,8 @@ final class MemoLibraryService {
     }
 
     private func removeMemo(id: String) {
-        catalog.remove(id: id)
-        server.unexport(path(of: id))
+        guard catalog.remove(id: id) != nil else { return }
+        server.memberRemoved(id, below: Contract.memoParentPath)
     }
 
     /// Writes the cache a moment after the last change, not on every one.
@@ -220,7 +285,9 @@ final class MemoLibraryService {
         pendingCacheSave?.cancel()
         let work = DispatchWorkItem { [weak self] in
             guard let self else { return }
-            cache.save(Array(catalog.memos.values))
+            cache.save(catalog.memos.values)
+            // The last step of a burst of library work.
+            returnFreedMemory()
         }
         pendingCacheSave = work
         queue.asyncAfter(deadline: .now() + .seconds(1), execute: work)
@@ -229,6 +296,6 @@ final class MemoLibraryService {
     /// Saves the cache now (at exit).
     func saveCache() {
         pendingCacheSave?.cancel()
-        cache.save(Array(catalog.memos.values))
+        cache.save(catalog.memos.values)
     }
 }

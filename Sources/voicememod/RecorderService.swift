@@ -199,7 +199,7 @@ final class RecorderService: RecorderObserver {
 
     func recorder(_ recorder: Recorder, didFinish memo: MemoReference, successfully: Bool) {
         // The memo object exists (InterfacesAdded) before anyone hears it is finished.
-        library.refresh()
+        library.refresh(memo)
         emit("RecordingFinished", [.objectPath(Contract.path(of: memo)), .boolean(successfully)])
         if recorder.defaults.areNotificationsEnabled, let info = library.info(id: memo.id) {
             notifier.recordingFinished(info, successfully: successfully)
@@ -208,6 +208,7 @@ final class RecorderService: RecorderObserver {
 
     /// Announces a memo that a crash cut short and start-up repaired.
     func reportRecovered(_ memo: MemoReference) {
+        library.refresh(memo)
         emit("RecordingFinished", [.objectPath(Contract.path(of: memo)), .boolean(false)])
     }
 

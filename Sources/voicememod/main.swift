@@ -57,13 +57,12 @@ let (service, library, watcher) = queue.sync {
     let player = MemoPlayer(backend: PulsePlaybackBackend(), queue: queue)
     let library = MemoLibraryService(
         directory: locations.memoDirectory, trash: Trash(directory: locations.trashDirectory),
-        cachePath: cacheDirectory + "/library.json", server: server, player: player, queue: queue)
+        cachePath: cacheDirectory + "/library.cache", server: server, player: player, queue: queue)
     library.filesInProgress = { recorder.filesInProgress }
     library.isRecording = { [.recording, .paused, .interrupted].contains(recorder.state) }
     // Created up front so it can be watched; a failure is reported again by Record.
     try? recorder.directory.prepare()
     recovered = CrashRecovery(directory: recorder.directory).recover()
-    library.load()
     let watcher = try? DirectoryWatcher(path: locations.memoDirectory, queue: queue)
     watcher?.onChange = {
         watcher?.start()  // again, in case the directory was recreated
@@ -103,7 +102,9 @@ let mediaPlayer = queue.sync {
     return mediaPlayer
 }
 
+// The library is read only now, alongside the first recording rather than before it.
 queue.async {
+    library.load()
     for memo in recovered { service.reportRecovered(memo) }
 }
 fputs("voicememod: serving \(Contract.busName.rawValue); memos in \(locations.memoDirectory)\n", stderr)

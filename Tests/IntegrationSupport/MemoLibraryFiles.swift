@@ -1,21 +1,23 @@
 import Foundation
 
-/// Fills a memo directory with many tiny valid WAV memos (10 ms of silence, 48 kHz mono
-/// 16-bit, named as voicememod names memos), for the start-up figures with a full library.
-enum MemoLibraryFiles {
-    /// Writes `count` memos into `directory` (created 0700 if needed), one second apart.
-    static func create(_ count: Int, in directory: URL) throws {
+/// Fills a memo directory with many memos named as voicememod names them: a library of
+/// years, for the start-up figures and the tests of a large library.
+package enum MemoLibraryFiles {
+    /// Writes `count` memos into `directory` (created 0700 if needed), one minute apart: each
+    /// a copy of `sample` (its extension kept), or a tiny WAV of 10 ms of silence.
+    package static func create(_ count: Int, in directory: URL, copying sample: URL? = nil) throws {
         try FileManager.default.createDirectory(
             at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let wave = tinyWave()
+        let contents = try sample.map { try Data(contentsOf: $0) } ?? tinyWave()
+        let fileExtension = sample?.pathExtension ?? "wav"
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "UTC")
         formatter.dateFormat = "yyyy-MM-dd HH.mm.ss"
         let start = Date(timeIntervalSince1970: 1_767_225_600)  // 2026-01-01
         for index in 0..<count {
-            let name = "\(formatter.string(from: start.addingTimeInterval(Double(index)))) Memo \(index).wav"
-            try wave.write(to: directory.appendingPathComponent(name))
+            let name = "\(formatter.string(from: start.addingTimeInterval(Double(index) * 60))) Memo \(index).\(fileExtension)"
+            try contents.write(to: directory.appendingPathComponent(name))
         }
     }
 
