@@ -4,7 +4,8 @@ import IntegrationSupport
 /// The baseline every recording figure is compared with: `parecord` recording the
 /// fixture's microphone at 48 kHz with 20 ms fragments (voicememod's fragment size),
 /// writing `format` itself, or for Opus `parecord --raw` into a FIFO read by `opusenc`.
-/// Or, as a reference, the same job done by the smallest C program on `pa_simple`.
+/// Or, as references, the same job done by the smallest C program on `pa_simple`, and by
+/// GNOME Sound Recorder's GStreamer pipeline.
 ///
 /// Its processes are registered with the session, so closing the session stops them.
 final class BaselineRecorder {
@@ -62,6 +63,26 @@ final class BaselineRecorder {
         let recorder = try ChildProcess(
             program.path, [AudioDevices.microphone, format.fileExtension, "\(format.channels)", file.path],
             environment: session.environment, standardError: .file(session.logFile(name)))
+        session.processes.register(recorder)
+        processes = [recorder]
+    }
+
+    /// Starts the pipeline GNOME Sound Recorder records through,
+    /// `pulsesrc ! audioconvert ! level ! <encoder> ! filesink`, as `gst-launch-1.0` runs it:
+    /// what a desktop user would otherwise run. Its encoder is GStreamer's for `format`
+    /// (`wavenc`; `flacenc` at its default quality, as Sound Recorder's FLAC profile leaves it).
+    init(gstreamer format: RecordingFormat, in session: TestSession) throws {
+        let name = "gstreamer-\(UUID().uuidString.prefix(8))"
+        file = session.root.appendingPathComponent("\(name).\(format.fileExtension)")
+        let encoder = format == .flacStereo ? "flacenc" : "wavenc"
+        let pipeline = [
+            "pulsesrc", "device=\(AudioDevices.microphone)", "client-name=voicememo-bench-gstreamer", "!",
+            "audio/x-raw,rate=48000,channels=\(format.channels)", "!", "audioconvert", "!", "level", "!", encoder, "!",
+            "filesink", "location=\(file.path)",
+        ]
+        let recorder = try ChildProcess(
+            "gst-launch-1.0", ["-q"] + pipeline, environment: session.environment,
+            standardError: .file(session.logFile(name)))
         session.processes.register(recorder)
         processes = [recorder]
     }

@@ -1,7 +1,8 @@
 import Foundation
 
 /// The benchmark's result: one row per figure, voicememod's median beside the baseline's
-/// from the same run, their ratio and the target, rendered as Markdown.
+/// from the same run (parecord unless the figure names another), their ratio and the
+/// issue's target, rendered as Markdown.
 struct BenchmarkTable {
     /// One figure.
     struct Row {
@@ -44,7 +45,7 @@ struct BenchmarkTable {
 
     /// The table, the machine it ran on and the notes, as Markdown.
     func markdown(header: String) -> String {
-        var lines = [header, "", "| figure | voicememod | parecord | ratio | target |", "|---|---:|---:|---:|---|"]
+        var lines = [header, "", "| figure | voicememod | baseline | ratio | target |", "|---|---:|---:|---:|---|"]
         for section in sections {
             if !section.title.isEmpty { lines.append("| **\(section.title)** | | | | |") }
             for row in section.rows {

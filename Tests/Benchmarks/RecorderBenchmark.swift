@@ -12,6 +12,8 @@ final class RecorderBenchmark {
     var table = BenchmarkTable()
     /// The continuity recording's samples, once measured.
     var continuity: SampleContinuity?
+    /// For each start with a library: whether the name was served before the library was read.
+    var startOrder: [Bool] = []
     /// The clock every latency is read from.
     let clock = ContinuousClock()
 
@@ -24,6 +26,7 @@ final class RecorderBenchmark {
     /// Measures every figure, in an order where no measurement disturbs the next.
     func run() throws -> BenchmarkTable {
         try measureStartup()
+        try measureLibrary()
         try measureIdle()
         try measureRecordingCost()
         try measureLatency()
