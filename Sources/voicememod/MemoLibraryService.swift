@@ -67,21 +67,23 @@ final class MemoLibraryService {
         case .planned(let fileNames):
             filesBeingLoaded = fileNames
         case .known(let memos, let settled):
-            filesBeingLoaded.subtract(settled)
-            // A file the recorder still writes is not a memo yet; its refresh comes at Stop.
+            // A file the recorder still writes is not a memo yet; its refresh comes at Stop. A
+            // file read meanwhile by the bus queue (a finished recording) is newer than this.
             let inProgress = filesInProgress()
-            for memo in memos where !inProgress.contains(memo.fileName) {
+            for memo in memos where filesBeingLoaded.contains(memo.fileName) && !inProgress.contains(memo.fileName) {
                 let isNew = catalog[memo.id] == nil
                 catalog.insert(memo)
                 if isNew { announceAdded(memo) }
             }
-            if !memos.isEmpty { onChange?() }
+            filesBeingLoaded.subtract(settled)
         case .finished(let summary):
             filesBeingLoaded = []
             fputs("voicememod: library: \(summary)\n", stderr)
             // What changed while the library was read (a memo recorded, a file copied in).
             refresh()
             if summary.cacheIsStale { scheduleCacheSave() }
+            // Once, not per step: observers (MPRIS's next and previous) look at the whole library.
+            onChange?()
             returnFreedMemory()
         }
     }
