@@ -24,7 +24,9 @@ extension RecorderBenchmark {
                     voicememod: idle, target: "≤ 20", isMet: idle <= 20))
             guard warm else { continue }
 
+            let before = try ProcessSample.read(pid)
             let listings = try glibListings(count: plan.isFull ? 10 : 2)
+            let daemonShare = (try ProcessSample.read(pid) - before).cpuSeconds * 1000 / Double(listings.count)
             guard let listed = listings.first?.objects, listings.allSatisfy({ $0.objects == plan.memoCount }) else {
                 throw BenchmarkError.unexpected("GetManagedObjects listed \(listings.map(\.objects)), not \(plan.memoCount) memos")
             }
@@ -40,6 +42,7 @@ extension RecorderBenchmark {
                  "--method", "org.freedesktop.DBus.ObjectManager.GetManagedObjects"], timeout: .seconds(120))
             let gdbusTime = (clock.now - gdbusStarted).milliseconds
             guard gdbus.succeeded else { throw BenchmarkError.unexpected("gdbus call: \(gdbus)") }
+            table.add(.init(figure: "  of which voicememod's CPU (ms per listing)", voicememod: daemonShare))
             table.add(.init(figure: "the same through `gdbus call`, which also prints it (ms)", voicememod: gdbusTime))
             Thread.sleep(forTimeInterval: 1)
             let growth = try Self.residentMiB(of: pid) - idle
