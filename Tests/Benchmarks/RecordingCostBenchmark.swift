@@ -34,32 +34,16 @@ extension RecorderBenchmark {
                 residentRecording.append(Double(recorded.client.residentKilobytes) / 1024)
                 if format == .opusMono { opusBitrate = try Self.bitrate(of: client.file(of: memo)) }
 
-                let parecord = try BaselineRecorder(format: format, opusBitrate: opusBitrate, in: fixture.session)
-                try waitForRecordStreams(idleStreams + 1)
-                let base = try accounting(of: parecord.pids, recordingFor: window)
-                try parecord.stop()
-                try? FileManager.default.removeItem(at: parecord.file)
+                let base = try cost(of: BaselineRecorder(format: format, opusBitrate: opusBitrate, in: fixture.session), idleStreams)
                 baseline.append(perMinute(base.client.cpuSeconds, over: window))
                 baselineWithServer.append(perMinute(base.client.cpuSeconds + base.server.cpuSeconds, over: window))
                 residentBaseline.append(Double(base.client.residentKilobytes) / 1024)
-                try waitForRecordStreams(idleStreams)
 
                 guard format != .opusMono else { continue }
-                let simpleRecorder = try BaselineRecorder(reference: referenceProgram, format: format, in: fixture.session)
-                try waitForRecordStreams(idleStreams + 1)
-                let simple = try accounting(of: simpleRecorder.pids, recordingFor: window)
+                let simple = try cost(of: BaselineRecorder(reference: referenceProgram, format: format, in: fixture.session), idleStreams)
                 reference.append(perMinute(simple.client.cpuSeconds, over: window))
-                try simpleRecorder.stop()
-                try? FileManager.default.removeItem(at: simpleRecorder.file)
-                try waitForRecordStreams(idleStreams)
-
-                let pipeline = try BaselineRecorder(gstreamer: format, in: fixture.session)
-                try waitForRecordStreams(idleStreams + 1)
-                let piped = try accounting(of: pipeline.pids, recordingFor: window)
-                gstreamer.append(perMinute(piped.client.cpuSeconds, over: window))
-                try pipeline.stop()
-                try? FileManager.default.removeItem(at: pipeline.file)
-                try waitForRecordStreams(idleStreams)
+                let pipeline = try cost(of: BaselineRecorder(gstreamer: format, in: fixture.session), idleStreams)
+                gstreamer.append(perMinute(pipeline.client.cpuSeconds, over: window))
             }
             // parecord is shown, no longer the bar: any pa_simple recorder costs about twice its CPU.
             table.add(.init(figure: "\(format.label): client, vs parecord", voicememod: own.median, baseline: baseline.median))
@@ -95,6 +79,17 @@ extension RecorderBenchmark {
         table.notes.append(
             "FLAC: voicememod at its default quality (compression level 4), parecord at libsndfile's default (5), "
                 + "GStreamer's flacenc at its default (5)")
+    }
+
+    /// Lets `recorder` record for one CPU window once its stream exists, then stops it and
+    /// removes its file: what it and the audio server cost meanwhile.
+    private func cost(of recorder: BaselineRecorder, _ idleStreams: Int) throws -> (client: ProcessSample, server: ProcessSample) {
+        try waitForRecordStreams(idleStreams + 1)
+        let cost = try accounting(of: recorder.pids, recordingFor: plan.cpuWindow)
+        try recorder.stop()
+        try? FileManager.default.removeItem(at: recorder.file)
+        try waitForRecordStreams(idleStreams)
+        return cost
     }
 
     /// The figures whose baseline is the C reference on `pa_simple`, and GStreamer's pipeline.
