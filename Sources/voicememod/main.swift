@@ -18,6 +18,7 @@ func exit(status: Int32, _ message: String) -> Never {
 
 // Memos and settings are the user's alone.
 umask(0o077)
+configureAllocator()
 signal(SIGPIPE, SIG_IGN)
 
 /// The daemon's one serial context. Not `DispatchQueue.main`: on Linux each access to it
