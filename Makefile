@@ -27,7 +27,7 @@ BUILD_PACKAGES := libpulse-dev libdbus-1-dev libsndfile1-dev pkg-config
 RUN_PACKAGES   := dbus-daemon pulseaudio pulseaudio-utils
 TEST_PACKAGES  := $(RUN_PACKAGES) systemd sox pipewire pipewire-bin pipewire-pulse wireplumber playerctl desktop-file-utils \
                   flac opus-tools python3-dbusmock gcc libc6-dev libglib2.0-bin gvfs \
-                  sway waybar grim fonts-dejavu-core gtk-update-icon-cache passwd
+                  sway waybar grim fonts-dejavu-core gtk-update-icon-cache librsvg2-common passwd
 
 # The audio servers the integration suite runs on, one after the other. Setting
 # VOICEMEMO_TEST_SERVER (pulseaudio or pipewire) narrows it to that one.
@@ -123,7 +123,13 @@ INSTALLED := \
 	$(MANDIR)/man1/voicememo.1 \
 	$(DATADIR)/bash-completion/completions/voicememo \
 	$(DOCDIR)/examples/waybar-voicememo.jsonc \
-	$(DOCDIR)/examples/polybar-voicememo.ini
+	$(DOCDIR)/examples/waybar-voicememo.css \
+	$(DOCDIR)/examples/polybar-voicememo.ini \
+	$(addprefix $(ICONDIR)/,$(ICONS))
+
+# The tray item's icons (issue 16), into the hicolor theme every desktop falls back to.
+ICONDIR := $(DATADIR)/icons/hicolor/scalable/status
+ICONS   := $(notdir $(wildcard data/icons/hicolor/scalable/status/*.svg))
 
 # Installs data/$(1) as $(2), with @bindir@ replaced by where the binaries go.
 install-template = install -d "$(dir $(DESTDIR)$(2))" && sed 's|@bindir@|$(BINDIR)|g' "data/$(1)" > "$(DESTDIR)$(2)" && chmod 644 "$(DESTDIR)$(2)"
@@ -140,7 +146,13 @@ install: $(if $(BINARIES),,build)
 	install -Dm644 data/voicememo.1 "$(DESTDIR)$(MANDIR)/man1/voicememo.1"
 	install -Dm644 data/voicememo.bash-completion "$(DESTDIR)$(DATADIR)/bash-completion/completions/voicememo"
 	install -Dm644 data/waybar-voicememo.jsonc "$(DESTDIR)$(DOCDIR)/examples/waybar-voicememo.jsonc"
+	install -Dm644 data/waybar-voicememo.css "$(DESTDIR)$(DOCDIR)/examples/waybar-voicememo.css"
 	install -Dm644 data/polybar-voicememo.ini "$(DESTDIR)$(DOCDIR)/examples/polybar-voicememo.ini"
+	install -d "$(DESTDIR)$(ICONDIR)"
+	install -m644 $(addprefix data/icons/hicolor/scalable/status/,$(ICONS)) "$(DESTDIR)$(ICONDIR)"
+	@# A desktop's icon cache is refreshed for a real install only; a DESTDIR tree is a package's.
+	@if [ -z "$(DESTDIR)" ] && [ -f "$(DATADIR)/icons/hicolor/index.theme" ] && command -v gtk-update-icon-cache >/dev/null; then \
+		gtk-update-icon-cache -q "$(DATADIR)/icons/hicolor" || true; fi
 
 uninstall:
 	rm -f $(foreach file,$(INSTALLED),"$(DESTDIR)$(file)")
