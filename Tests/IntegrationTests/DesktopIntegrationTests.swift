@@ -21,20 +21,6 @@ final class DesktopIntegrationTests: IntegrationTestCase {
         return directory
     }
 
-    /// The one memo file in `directory`, checked to hold about `seconds` of the 440 Hz tone.
-    private func assertHoldsTone(_ directory: URL, seconds: Double, file: StaticString = #filePath, line: UInt = #line) throws {
-        // Hidden files are the daemon's own (its recording journal outlives the Stop reply by a moment).
-        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { !$0.hasPrefix(".") }
-        XCTAssertEqual(names.count, 1, "one memo in \(directory.path): \(names)", file: file, line: line)
-        let reader = try SoundFileReader(path: directory.appendingPathComponent(try XCTUnwrap(names.first)).path)
-        XCTAssertGreaterThanOrEqual(reader.duration, seconds * 0.9, "duration", file: file, line: line)
-        let samples = reader.readFloats()
-        // Skip the first 0.1 s (the encoder's pre-roll) and analyse the steady tone.
-        let steady = Array(samples.dropFirst(reader.sampleRate / 10 * reader.channelCount))
-        let frequency = AudioAnalysis.dominantFrequency(steady, sampleRate: reader.sampleRate)
-        XCTAssertEqual(frequency, Stimulus.frequency, accuracy: Stimulus.frequency * 0.02, "frequency", file: file, line: line)
-    }
-
     // MARK: 1. D-Bus activation
 
     /// With no daemon on the bus, the first `busctl --user call … Record` starts voicememod
