@@ -21,6 +21,8 @@ package final class HeadlessPanel {
     /// `WAYLAND_DISPLAY` of sway's socket.
     package let waylandDisplay: String
     private let directory: URL
+    private let waybarArguments: [String]
+    private let waybarEnvironment: [String: String]
 
     /// Starts sway and waits for its Wayland socket, then starts waybar with `module` (the
     /// shipped `custom/voicememo` block, as parsed JSON), `styleFile` imported into the bar's
@@ -73,12 +75,24 @@ package final class HeadlessPanel {
             throw error
         }
         waylandDisplay = display
-        waybar = try session.launch(
-            "waybar", ["-c", waybarConfig.path, "-s", style.path], logName: "waybar",
-            environment: [
-                "WAYLAND_DISPLAY": display, "GDK_BACKEND": "wayland",
-                "PATH": binaries + ":" + (session.environment["PATH"] ?? "/usr/bin:/bin"),
-            ])
+        waybarArguments = ["-c", waybarConfig.path, "-s", style.path]
+        waybarEnvironment = [
+            "WAYLAND_DISPLAY": display, "GDK_BACKEND": "wayland",
+            "PATH": binaries + ":" + (session.environment["PATH"] ?? "/usr/bin:/bin"),
+        ]
+        try startBar()
+    }
+
+    /// Starts waybar (again, after `stopBar()`), as a panel restart would.
+    package func startBar() throws {
+        precondition(waybar == nil, "waybar is running")
+        waybar = try session.launch("waybar", waybarArguments, logName: "waybar", environment: waybarEnvironment)
+    }
+
+    /// Stops waybar by its PID; its tray's watcher leaves the bus with it.
+    package func stopBar() {
+        if let waybar { _ = waybar.terminate() }
+        waybar = nil
     }
 
     deinit {
@@ -104,8 +118,7 @@ package final class HeadlessPanel {
 
     /// Stops waybar, then sway, each by its PID.
     package func stop() {
-        if let waybar { _ = waybar.terminate() }
-        waybar = nil
+        stopBar()
         if sway.isRunning { _ = sway.terminate() }
     }
 }

@@ -34,7 +34,8 @@ final class PanelTests: IntegrationTestCase {
     /// `make install` does.
     private func panelFiles() throws -> (binaries: String, daemon: URL, css: URL, environment: [String: String]) {
         let user = try XCTUnwrap(session.user)
-        let share = session.root.appendingPathComponent("share", isDirectory: true)
+        // Per test: the session (and its root) outlives one test.
+        let share = session.root.appendingPathComponent("share-\(UUID().uuidString.prefix(8))", isDirectory: true)
         try FileManager.default.createDirectory(at: share, withIntermediateDirectories: true)
         let css = share.appendingPathComponent("waybar-voicememo.css")
         try FileManager.default.copyItem(at: Self.repository.appendingPathComponent("data/waybar-voicememo.css"), to: css)
@@ -43,7 +44,7 @@ final class PanelTests: IntegrationTestCase {
         var environment: [String: String] = [:]
         let client = try BuildProducts.voicememo()
         if !user.canExecute(daemon.path) || !user.canExecute(client.path) {
-            let copies = session.root.appendingPathComponent("bin", isDirectory: true)
+            let copies = share.appendingPathComponent("bin", isDirectory: true)
             try FileManager.default.createDirectory(at: copies, withIntermediateDirectories: true)
             for product in [try BuildProducts.voicememod(), try BuildProducts.voicememo()] {
                 try FileManager.default.copyItem(at: product, to: copies.appendingPathComponent(product.lastPathComponent))
@@ -55,7 +56,6 @@ final class PanelTests: IntegrationTestCase {
             binaries = copies.path
         }
         try user.takeOwnership(of: share.path)
-        if environment.isEmpty == false { try user.takeOwnership(of: binaries) }
         return (binaries, daemon, css, environment)
     }
 
@@ -101,6 +101,29 @@ final class PanelTests: IntegrationTestCase {
         let id = try menuItem(label, item: item)
         let event = try session.busctl(["call", item, "/MenuBar", "com.canonical.dbusmenu", "Event", "isvu", "\(id)", "clicked", "s", "", "0"])
         XCTAssertEqual(event.status, 0, "Event(\(id), clicked): \(event)")
+    }
+
+    /// The bus names of the items waybar's watcher lists ("<name>/<path>" entries), or nil
+    /// while there is no watcher.
+    private func registeredItems() throws -> [String]? {
+        let output = try session.busctl([
+            "--json=short", "get-property", "org.kde.StatusNotifierWatcher", "/StatusNotifierWatcher",
+            "org.kde.StatusNotifierWatcher", "RegisteredStatusNotifierItems",
+        ])
+        guard output.succeeded, let reply = try? JSONSerialization.jsonObject(with: Data(output.stdout.utf8)) as? [String: Any],
+              let entries = reply["data"] as? [String]
+        else { return nil }
+        return entries.map { String($0.prefix { $0 != "/" }) }
+    }
+
+    /// Waits until the watcher lists voicememo's item; returns its bus name.
+    private func waitForRegisteredItem() throws -> String {
+        var item = ""
+        try waitUntil("waybar's watcher lists voicememo's item", timeout: .seconds(20), pollingEvery: .milliseconds(200)) {
+            item = try self.registeredItems()?.first { $0.hasPrefix("org.kde.StatusNotifierItem-") } ?? ""
+            return !item.isEmpty
+        }
+        return item
     }
 
     /// Waits until the bar's picture satisfies `condition`; returns that picture.
@@ -154,18 +177,7 @@ final class PanelTests: IntegrationTestCase {
         defer { panel.stop() }
 
         // waybar's tray is the watcher; our item registers with it.
-        var item = ""
-        try waitUntil("waybar's watcher lists voicememo's item", timeout: .seconds(20), pollingEvery: .milliseconds(200)) {
-            let output = try session.busctl([
-                "--json=short", "get-property", "org.kde.StatusNotifierWatcher", "/StatusNotifierWatcher",
-                "org.kde.StatusNotifierWatcher", "RegisteredStatusNotifierItems",
-            ])
-            guard output.succeeded, let reply = try? JSONSerialization.jsonObject(with: Data(output.stdout.utf8)) as? [String: Any],
-                  let entries = reply["data"] as? [String]
-            else { return false }
-            item = entries.first { $0.hasPrefix("org.kde.StatusNotifierItem-") }.map { String($0.prefix { $0 != "/" }) } ?? ""
-            return !item.isEmpty
-        }
+        let item = try waitForRegisteredItem()
         let owner = { (name: String) in
             try self.busctlValue(["call", "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetNameOwner", "s", name])
         }
@@ -228,5 +240,40 @@ final class PanelTests: IntegrationTestCase {
         if let path = ProcessInfo.processInfo.environment["VOICEMEMO_PANEL_PICTURE"], !path.isEmpty {
             try Screenshot.stacked([idle, recording, paused]).write(to: URL(fileURLWithPath: path))
         }
+    }
+
+    /// TrayEnabled off takes the item out of the watcher and the bar; on brings it back
+    /// (registering with the watcher already there); a restarted panel (a new watcher
+    /// appearing on the bus) gets the item again by itself.
+    func testTheItemLeavesWithTheSettingAndComesBackToARestartedPanel() throws {
+        let files = try panelFiles()
+        let daemon = try fixture.launchDaemon(environment: files.environment, executable: files.daemon)
+        defer {
+            daemon.stop()
+            if (testRun?.totalFailureCount ?? 0) > 0 { print("voicememod log:\n\(daemon.log)\nwaybar log:\n\(session.log("waybar"))") }
+        }
+        let panel = try HeadlessPanel(session: session, module: try shippedModule(), styleFile: files.css, binaries: files.binaries)
+        defer { panel.stop() }
+        let item = try waitForRegisteredItem()
+        _ = try waitForBar("the tray icon is drawn", panel: panel) { self.counts($0, HeadlessPanel.trayColumns).ink >= 20 }
+
+        XCTAssertEqual(try session.busctl(["set-property"] + recorderArguments + ["TrayEnabled", "b", "false"]).status, 0)
+        try waitUntil("the watcher drops the item", timeout: .seconds(10), pollingEvery: .milliseconds(200)) {
+            try self.registeredItems()?.contains(item) == false
+        }
+        _ = try waitForBar("the tray is empty", panel: panel) { self.counts($0, HeadlessPanel.trayColumns).ink == 0 }
+
+        XCTAssertEqual(try session.busctl(["set-property"] + recorderArguments + ["TrayEnabled", "b", "true"]).status, 0)
+        XCTAssertEqual(try waitForRegisteredItem(), item)
+        _ = try waitForBar("the tray icon is back", panel: panel) { self.counts($0, HeadlessPanel.trayColumns).ink >= 20 }
+
+        panel.stopBar()
+        try waitUntil("the watcher is gone with waybar", timeout: .seconds(10), pollingEvery: .milliseconds(100)) {
+            try self.registeredItems() == nil
+        }
+        try panel.startBar()
+        XCTAssertEqual(try waitForRegisteredItem(), item, "registered again with the new watcher")
+        _ = try waitForBar("the restarted bar shows the icon", panel: panel) { self.counts($0, HeadlessPanel.trayColumns).ink >= 20 }
+        XCTAssertFalse(daemon.log.contains("tray"), "nothing to report: \(daemon.log)")
     }
 }
