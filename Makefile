@@ -2,6 +2,7 @@
 #   make run      install missing Debian packages, build, run the daemon on the session bus
 #   make test     unit tests, then the integration suite against private servers
 #   make bench    voicememod's CPU, latency and memory against parecord (README, Benchmark)
+#   make panel-picture  data/panel.png: the bar idle, recording and paused, from the real-panel test
 #   make install  PREFIX=/usr/local DESTDIR=…
 
 # Recipes use bash for `set -o pipefail`, so piping a test run through tee keeps its status.
@@ -45,7 +46,7 @@ STATIC_SCRATCH := .build/static
 STATIC_DAEMON = $(STATIC_SCRATCH)/$(CONFIG)/voicememod
 BUILD_STATIC_DAEMON = $(SWIFT) build -c $(CONFIG) --product voicememod --static-swift-stdlib --scratch-path $(STATIC_SCRATCH)
 
-.PHONY: all build static-daemon deps test-deps install-packages run test bench install uninstall clean
+.PHONY: all build static-daemon deps test-deps install-packages run test bench panel-picture install uninstall clean
 
 all: build
 
@@ -109,6 +110,15 @@ bench: test-deps
 	VOICEMEMO_BENCH=full VOICEMEMO_BENCH_OUTPUT="$(CURDIR)/.build/bench.md" VOICEMEMO_TEST_SERVER=$(BENCH_SERVER) \
 		$(SWIFT) test -c release --skip-build --filter '^Benchmarks\.'
 	@cat .build/bench.md
+
+# The README's picture of the bar idle, recording and paused (data/panel.png), as the
+# real-panel test (PanelTests: waybar in a headless sway) captures it with grim.
+panel-picture: test-deps
+	$(SWIFT) build --build-tests
+	rm -f .build/panel.ppm
+	VOICEMEMO_TEST_SERVER=$(BENCH_SERVER) VOICEMEMO_PANEL_PICTURE="$(CURDIR)/.build/panel.ppm" $(SWIFT) test --skip-build \
+		--disable-swift-testing --filter '^IntegrationTests\.PanelTests/testWaybarShows'
+	python3 data/ppm-to-png.py .build/panel.ppm data/panel.png
 
 # Everything `make install` puts in place, and exactly what `make uninstall` removes.
 INSTALLED := \
