@@ -120,6 +120,10 @@ panel-picture: test-deps
 		--disable-swift-testing --filter '^IntegrationTests\.PanelTests/testWaybarShows'
 	python3 data/ppm-to-png.py .build/panel.ppm data/panel.png
 
+# The tray item's icons (issue 16), into the hicolor theme every desktop falls back to.
+ICONDIR := $(DATADIR)/icons/hicolor/scalable/status
+ICONS   := $(notdir $(wildcard data/icons/hicolor/scalable/status/*.svg))
+
 # Everything `make install` puts in place, and exactly what `make uninstall` removes.
 INSTALLED := \
 	$(BINDIR)/voicememod \
@@ -137,9 +141,6 @@ INSTALLED := \
 	$(DOCDIR)/examples/polybar-voicememo.ini \
 	$(addprefix $(ICONDIR)/,$(ICONS))
 
-# The tray item's icons (issue 16), into the hicolor theme every desktop falls back to.
-ICONDIR := $(DATADIR)/icons/hicolor/scalable/status
-ICONS   := $(notdir $(wildcard data/icons/hicolor/scalable/status/*.svg))
 
 # Installs data/$(1) as $(2), with @bindir@ replaced by where the binaries go.
 install-template = install -d "$(dir $(DESTDIR)$(2))" && sed 's|@bindir@|$(BINDIR)|g' "data/$(1)" > "$(DESTDIR)$(2)" && chmod 644 "$(DESTDIR)$(2)"
