@@ -28,7 +28,7 @@ BUILD_PACKAGES := libpulse-dev libdbus-1-dev libsndfile1-dev pkg-config
 RUN_PACKAGES   := dbus-daemon pulseaudio pulseaudio-utils
 TEST_PACKAGES  := $(RUN_PACKAGES) systemd sox pipewire pipewire-bin pipewire-pulse wireplumber playerctl desktop-file-utils \
                   flac opus-tools python3-dbusmock gcc libc6-dev libglib2.0-bin gvfs \
-                  sway waybar grim fonts-dejavu-core gtk-update-icon-cache librsvg2-common passwd
+                  sway waybar grim fonts-dejavu-core fontconfig gtk-update-icon-cache librsvg2-common passwd python3
 
 # The audio servers the integration suite runs on, one after the other. Setting
 # VOICEMEMO_TEST_SERVER (pulseaudio or pipewire) narrows it to that one.
