@@ -276,5 +276,25 @@ final class PanelTests: IntegrationTestCase {
         XCTAssertEqual(try waitForRegisteredItem(), item, "registered again with the new watcher")
         _ = try waitForBar("the restarted bar shows the icon", panel: panel) { self.counts($0, HeadlessPanel.trayColumns).ink >= 20 }
         XCTAssertFalse(daemon.log.contains("tray"), "nothing to report: \(daemon.log)")
+
+        // Idle with a panel showing the item: no wake-ups. libdispatch lets a worker thread
+        // that ran a call linger for 5 s, so the window opens after that.
+        Thread.sleep(forTimeInterval: 6)
+        let before = Self.contextSwitches(of: daemon.process.pid)
+        Thread.sleep(forTimeInterval: 3)
+        let after = Self.contextSwitches(of: daemon.process.pid)
+        XCTAssertEqual(after - before, 0, "context switches of the idle daemon over 3 s with the tray item shown")
+    }
+
+    /// Voluntary and involuntary context switches of every thread of `pid` (each voluntary
+    /// one a wake-up).
+    private static func contextSwitches(of pid: pid_t) -> Int {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        return tasks.reduce(0) { total, task in
+            let status = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/status", encoding: .utf8)) ?? ""
+            let values = status.split(separator: "\n").filter { $0.contains("ctxt_switches:") }
+                .compactMap { Int($0.split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "") }
+            return total + values.reduce(0, +)
+        }
     }
 }
