@@ -47,7 +47,6 @@ final class StatusNotifierItemService {
         self.input = input
         iconThemePath = TrayIcons.themePath()
         folders = FolderOpener(connection: server.connection)
-        var perform: (TrayMenuService.Command) -> Void = { _ in }
         menu = TrayMenuService(
             server: server,
             content: { [recorder, library, input] in
@@ -57,9 +56,8 @@ final class StatusNotifierItemService {
                     return (id, "\(name) (\(TrayPresentation.clock(memo.duration)))")
                 }
                 return TrayMenuService.Content(state: recorder.state, input: input(), recentMemos: Array(recent))
-            },
-            perform: { perform($0) })
-        perform = { [weak self] command in self?.perform(command) }
+            })
+        menu.onCommand = { [weak self] command in self?.perform(command) }
         let previous = library.onChange
         library.onChange = { [weak self] in
             previous?()

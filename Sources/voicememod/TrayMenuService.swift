@@ -38,15 +38,15 @@ final class TrayMenuService {
 
     private let server: BusObjectServer
     private let content: () -> Content
-    private let perform: (Command) -> Void
+    /// Runs a clicked item's command; set by the tray item.
+    var onCommand: ((Command) -> Void)?
     private(set) var revision: UInt32 = 1
     private(set) var items: [Item] = []
     private var isExported = false
 
-    init(server: BusObjectServer, content: @escaping () -> Content, perform: @escaping (Command) -> Void) {
+    init(server: BusObjectServer, content: @escaping () -> Content) {
         self.server = server
         self.content = content
-        self.perform = perform
         items = Self.items(for: content())
     }
 
@@ -144,7 +144,7 @@ final class TrayMenuService {
         guard event == "clicked", properties["enabled"] != .boolean(false),
               let command = items.first(where: { $0.id == id })?.command
         else { return }
-        perform(command)
+        onCommand?(command)
     }
 
     // MARK: The table
