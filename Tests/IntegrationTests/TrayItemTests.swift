@@ -166,4 +166,45 @@ final class TrayItemTests: RecorderTestCase {
         }
         XCTAssertEqual(try itemProperty("IconName").string, "voicememo-idle")
     }
+
+    /// "Open memo folder" goes to org.freedesktop.FileManager1 when a file manager owns it;
+    /// a memo's item plays it; SecondaryActivate pauses and resumes.
+    func testTheMenuOpensTheFolderPlaysAMemoAndTheMiddleClickPausesAndResumes() throws {
+        // A stand-in file manager: it owns the name, and dbus-monitor shows what it is sent.
+        let fileManager = try BusConnection.connect(address: fixture.session.busAddress)
+        XCTAssertTrue(try fileManager.requestName(BusName("org.freedesktop.FileManager1")))
+        let monitor = try fixture.session.launch(
+            "dbus-monitor", ["--address", fixture.session.busAddress, "type='method_call',interface='org.freedesktop.FileManager1'"],
+            logName: "file-manager")
+        defer { _ = monitor.terminate() }
+        let log = { (try? String(contentsOf: self.fixture.session.logFile("file-manager"), encoding: .utf8)) ?? "" }
+        try waitUntil("dbus-monitor is listening", timeout: .seconds(5)) { !log().isEmpty }
+        try click("Open memo folder")
+        try waitUntil("the daemon calls ShowFolders", timeout: .seconds(5)) { log().contains("member=ShowFolders") }
+        XCTAssertTrue(log().contains("string \"file://\(fixture.session.memoDirectory.path)\""), log())
+
+        let memo = try recorder.recordWithOptions(["format": .string("wav"), "duration": .double(1.5), "title": .string("Menu memo")])
+        try recorder.waitForSignal("RecordingFinished", timeout: .seconds(10)) { $0.arguments.first?.objectPath == memo }
+        try waitUntil("the memo is in the menu", timeout: .seconds(10), pollingEvery: .milliseconds(100)) {
+            try self.menuItems().contains { $0.label.hasPrefix("Play Menu memo (0:01)") }
+        }
+        try click(try XCTUnwrap(try menuItems().first { $0.label.hasPrefix("Play Menu memo") }?.label))
+        try waitUntil("the memo plays", timeout: .seconds(5), pollingEvery: .milliseconds(50)) {
+            try self.recorder.property("Playing").objectPath == memo
+        }
+        _ = try recorder.call("StopPlayback")
+
+        let secondary = { (state: String) in
+            _ = try self.connection.call(
+                destination: BusName(Daemon.busName), path: self.item, interface: InterfaceName("org.kde.StatusNotifierItem"),
+                member: MemberName("SecondaryActivate"), arguments: [.int32(0), .int32(0)])
+            try self.waitForState(state)
+        }
+        try secondary("idle")  // nothing to pause
+        _ = try recorder.call("Record")
+        try waitForState("recording")
+        try secondary("paused")
+        try secondary("recording")
+        _ = try recorder.call("Stop")
+    }
 }
