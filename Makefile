@@ -2,6 +2,7 @@
 #   make run      install missing Debian packages, build, run the daemon on the session bus
 #   make test     unit tests, then the integration suite against private servers
 #   make bench    voicememod's CPU, latency and memory against parecord (README, Benchmark)
+#   make panel-picture  data/panel.png: the bar idle, recording and paused, from the real-panel test
 #   make install  PREFIX=/usr/local DESTDIR=…
 
 # Recipes use bash for `set -o pipefail`, so piping a test run through tee keeps its status.
@@ -27,7 +28,8 @@ BUILD_PACKAGES := libpulse-dev libdbus-1-dev libsndfile1-dev pkg-config
 RUN_PACKAGES   := dbus-daemon pulseaudio pulseaudio-utils
 TEST_PACKAGES  := $(RUN_PACKAGES) systemd sox pipewire pipewire-bin pipewire-pulse wireplumber playerctl desktop-file-utils \
                   flac opus-tools python3-dbusmock python3-gi gcc libc6-dev libglib2.0-bin gvfs \
-                  gstreamer1.0-tools gstreamer1.0-plugins-good gstreamer1.0-pulseaudio
+                  gstreamer1.0-tools gstreamer1.0-plugins-good gstreamer1.0-pulseaudio \
+                  sway waybar grim fonts-dejavu-core fontconfig gtk-update-icon-cache librsvg2-common passwd python3
 
 # The audio servers the integration suite runs on, one after the other. Setting
 # VOICEMEMO_TEST_SERVER (pulseaudio or pipewire) narrows it to that one.
@@ -45,7 +47,7 @@ STATIC_SCRATCH := .build/static
 STATIC_DAEMON = $(STATIC_SCRATCH)/$(CONFIG)/voicememod
 BUILD_STATIC_DAEMON = $(SWIFT) build -c $(CONFIG) --product voicememod --static-swift-stdlib --scratch-path $(STATIC_SCRATCH)
 
-.PHONY: all build static-daemon deps test-deps install-packages run test bench install uninstall clean
+.PHONY: all build static-daemon deps test-deps install-packages run test bench panel-picture install uninstall clean
 
 all: build
 
@@ -110,6 +112,19 @@ bench: test-deps
 		$(SWIFT) test -c release --skip-build --filter '^Benchmarks\.'
 	@cat .build/bench.md
 
+# The README's picture of the bar idle, recording and paused (data/panel.png), as the
+# real-panel test (PanelTests: waybar in a headless sway) captures it with grim.
+panel-picture: test-deps
+	$(SWIFT) build --build-tests
+	rm -f .build/panel.ppm
+	VOICEMEMO_TEST_SERVER=$(BENCH_SERVER) VOICEMEMO_PANEL_PICTURE="$(CURDIR)/.build/panel.ppm" $(SWIFT) test --skip-build \
+		--disable-swift-testing --filter '^IntegrationTests\.PanelTests/testWaybarShows'
+	python3 data/ppm-to-png.py .build/panel.ppm data/panel.png
+
+# The tray item's icons (issue 16), into the hicolor theme every desktop falls back to.
+ICONDIR := $(DATADIR)/icons/hicolor/scalable/status
+ICONS   := $(notdir $(wildcard data/icons/hicolor/scalable/status/*.svg))
+
 # Everything `make install` puts in place, and exactly what `make uninstall` removes.
 INSTALLED := \
 	$(BINDIR)/voicememod \
@@ -123,7 +138,10 @@ INSTALLED := \
 	$(MANDIR)/man1/voicememo.1 \
 	$(DATADIR)/bash-completion/completions/voicememo \
 	$(DOCDIR)/examples/waybar-voicememo.jsonc \
-	$(DOCDIR)/examples/polybar-voicememo.ini
+	$(DOCDIR)/examples/waybar-voicememo.css \
+	$(DOCDIR)/examples/polybar-voicememo.ini \
+	$(addprefix $(ICONDIR)/,$(ICONS))
+
 
 # Installs data/$(1) as $(2), with @bindir@ replaced by where the binaries go.
 install-template = install -d "$(dir $(DESTDIR)$(2))" && sed 's|@bindir@|$(BINDIR)|g' "data/$(1)" > "$(DESTDIR)$(2)" && chmod 644 "$(DESTDIR)$(2)"
@@ -140,7 +158,13 @@ install: $(if $(BINARIES),,build)
 	install -Dm644 data/voicememo.1 "$(DESTDIR)$(MANDIR)/man1/voicememo.1"
 	install -Dm644 data/voicememo.bash-completion "$(DESTDIR)$(DATADIR)/bash-completion/completions/voicememo"
 	install -Dm644 data/waybar-voicememo.jsonc "$(DESTDIR)$(DOCDIR)/examples/waybar-voicememo.jsonc"
+	install -Dm644 data/waybar-voicememo.css "$(DESTDIR)$(DOCDIR)/examples/waybar-voicememo.css"
 	install -Dm644 data/polybar-voicememo.ini "$(DESTDIR)$(DOCDIR)/examples/polybar-voicememo.ini"
+	install -d "$(DESTDIR)$(ICONDIR)"
+	install -m644 $(addprefix data/icons/hicolor/scalable/status/,$(ICONS)) "$(DESTDIR)$(ICONDIR)"
+	@# A desktop's icon cache is refreshed for a real install only; a DESTDIR tree is a package's.
+	@if [ -z "$(DESTDIR)" ] && [ -f "$(DATADIR)/icons/hicolor/index.theme" ] && command -v gtk-update-icon-cache >/dev/null; then \
+		gtk-update-icon-cache -q "$(DATADIR)/icons/hicolor" || true; fi
 
 uninstall:
 	rm -f $(foreach file,$(INSTALLED),"$(DESTDIR)$(file)")

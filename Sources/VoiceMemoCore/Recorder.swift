@@ -66,6 +66,9 @@ public final class Recorder: @unchecked Sendable {
     /// The source feeding the open recording, empty when none.
     public var activeSource: String { open?.activeSource ?? "" }
 
+    /// The title asked for the open memo, empty when none was given (or nothing is open).
+    public var currentTitle: String { open?.request.title ?? "" }
+
     // MARK: Requests
 
     /// `Record`: starts a memo with the defaults when idle, resumes when paused, and
@@ -535,7 +538,7 @@ private final class OpenRecording: @unchecked Sendable {
 extension RecorderProperty {
     /// The properties that mirror `RecorderDefaults`.
     static let defaultsProperties: [RecorderProperty] = [
-        .format, .sampleRate, .channels, .quality, .source, .meteringEnabled, .notificationsEnabled,
+        .format, .sampleRate, .channels, .quality, .source, .meteringEnabled, .notificationsEnabled, .trayEnabled,
     ]
 
     /// This property's value in `defaults`, for change detection.
@@ -548,6 +551,7 @@ extension RecorderProperty {
         case .source: defaults.source
         case .meteringEnabled: String(defaults.isMeteringEnabled)
         case .notificationsEnabled: String(defaults.areNotificationsEnabled)
+        case .trayEnabled: String(defaults.isTrayEnabled)
         case .state, .currentMemo, .activeSource: nil
         }
     }

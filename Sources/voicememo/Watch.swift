@@ -33,10 +33,12 @@ struct Watch: Subcommand {
         guard let status else {
             return Line(text: "", tooltip: "voicememo is not running", class: "unavailable", percentage: 0, alt: "unavailable")
         }
+        // Each glyph is in DejaVu Sans, the font a stock Debian desktop falls back to (U+23F8,
+        // the pause sign, is not: it rendered as a missing-glyph box in waybar).
         let symbol: String
         switch status.state {
         case "recording": symbol = "●"
-        case "paused": symbol = "⏸"
+        case "paused": symbol = "❚❚"
         case "scheduled": symbol = "◷"
         case "interrupted": symbol = "⚠"
         default: symbol = "○"

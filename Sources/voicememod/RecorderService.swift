@@ -20,6 +20,8 @@ final class RecorderService: RecorderObserver {
     var routes: AudioRouteService?
     /// Holds logind's sleep lock while a memo is open; told of every state change.
     var session: SessionMonitor?
+    /// The tray item; told of every recorder change.
+    var tray: StatusNotifierItemService?
 
     init(recorder: Recorder, player: MemoPlayer, library: MemoLibraryService, server: BusObjectServer) {
         self.recorder = recorder
@@ -141,6 +143,14 @@ final class RecorderService: RecorderObserver {
                             defaults.areNotificationsEnabled = value.boolean!
                         }
                     }),
+                BusProperty(
+                    "TrayEnabled", "b", access: .readWrite,
+                    get: { [recorder] in .boolean(recorder.defaults.isTrayEnabled) },
+                    set: { [recorder] value throws(BusError) in
+                        try Self.update(recorder) { (defaults) throws(RecorderError) in
+                            defaults.isTrayEnabled = value.boolean!
+                        }
+                    }),
                 BusProperty("Directory", "s", changeSignal: .constant) { [recorder] in .string(recorder.directory.path) },
             ],
             signals: [
@@ -195,6 +205,7 @@ final class RecorderService: RecorderObserver {
         announce(properties.map(\.rawValue))
         if properties.contains(.state) || properties.contains(.activeSource) { routes?.recorderChanged() }
         if properties.contains(.state) { session?.recorderStateChanged() }
+        tray?.recorderChanged(properties)
     }
 
     func recorder(_ recorder: Recorder, didFinish memo: MemoReference, successfully: Bool) {

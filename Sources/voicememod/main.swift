@@ -103,6 +103,20 @@ let mediaPlayer = queue.sync {
     return mediaPlayer
 }
 
+// The tray item (issue 16): a StatusNotifierItem with a dbusmenu, registered with the
+// panel's watcher whenever one runs; its input label is the live one, else the default.
+let tray = queue.sync {
+    let tray = StatusNotifierItemService(
+        recorder: recorder, library: library, server: library.server, queue: queue,
+        input: {
+            if !recorder.activeSource.isEmpty { return recorder.activeSource }
+            return recorder.defaults.source.isEmpty ? serverMonitor.defaultSource ?? "" : recorder.defaults.source
+        })
+    service.tray = tray
+    tray.start()
+    return tray
+}
+
 // The library is read only now, alongside the first recording rather than before it.
 queue.async {
     library.load()
@@ -123,6 +137,6 @@ let terminationSources = [SIGTERM, SIGINT].map { number in
     return source
 }
 
-withExtendedLifetime((service, watcher, terminationSources)) {
+withExtendedLifetime((service, watcher, terminationSources, mediaPlayer, tray)) {
     dispatchMain()
 }

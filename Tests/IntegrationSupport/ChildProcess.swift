@@ -148,7 +148,14 @@ package final class ChildProcess: CustomStringConvertible {
     }
 
     /// The program's file name, e.g. "pipewire": the name its log goes under.
-    package var name: String { (executable as NSString).lastPathComponent }
+    package var name: String {
+        // A program run as another user (`SessionUser`) goes by its own name, not setpriv's.
+        if (executable as NSString).lastPathComponent == "setpriv", let separator = arguments.firstIndex(of: "--"),
+           separator + 1 < arguments.count {
+            return (arguments[separator + 1] as NSString).lastPathComponent
+        }
+        return (executable as NSString).lastPathComponent
+    }
 
     package var description: String {
         "\(name) (pid \(pid))"

@@ -11,7 +11,7 @@ package final class Daemon {
     /// The file holding the daemon's stdout and stderr.
     package let logFile: URL
 
-    /// Launches voicememod (see `BuildProducts.voicememod()`) in `session`'s
+    /// Launches voicememod (`executable`, else `BuildProducts.voicememod()`) in `session`'s
     /// environment plus `environment`, and waits until it owns `busName`.
     ///
     /// - Throws: `FixtureError.missingBuildProduct` if it has not been built,
@@ -21,12 +21,13 @@ package final class Daemon {
         session: TestSession,
         arguments: [String] = [],
         environment: [String: String] = [:],
+        executable: URL? = nil,
         startupTimeout: Duration = .seconds(10)
     ) throws {
         let logName = "voicememod-\(UUID().uuidString.prefix(8))"
         logFile = session.logFile(logName)
         process = try session.launch(
-            BuildProducts.voicememod().path, arguments, logName: logName, environment: environment)
+            (executable ?? BuildProducts.voicememod()).path, arguments, logName: logName, environment: environment)
         do {
             try waitUntil("voicememod owns \(Self.busName) on the session bus", timeout: startupTimeout) {
                 try !process.isRunning || session.busNameHasOwner(Self.busName)

@@ -16,6 +16,13 @@ package enum Executable {
         "pulseaudio": "pulseaudio",
         "pw-cli": "pipewire-bin",
         "wireplumber": "wireplumber",
+        "setpriv": "util-linux",
+        "useradd": "passwd",
+        "sway": "sway",
+        "waybar": "waybar",
+        "grim": "grim",
+        "fc-list": "fontconfig",
+        "gtk-update-icon-cache": "gtk-update-icon-cache",
     ]
 
     /// The directories searched: the test runner's PATH, then /usr/bin and /usr/sbin.

@@ -18,11 +18,12 @@ package final class IntegrationFixture {
     ///
     /// - Throws: `FixtureError` naming what could not start and why; whatever
     ///   had started is stopped again.
-    package init(playStimulus: Bool = true) throws {
+    /// With a `user`, the whole session (bus, audio server, stimulus, daemons) runs as that user.
+    package init(playStimulus: Bool = true, user: SessionUser? = nil) throws {
         let clock = ContinuousClock()
         let started = clock.now
         let kind = try AudioServerKind.fromEnvironment()
-        session = try TestSession()
+        session = try TestSession(user: user)
         do {
             audioServer = try kind.start(in: session)
             stimulus = Stimulus(session: session, server: audioServer)
@@ -73,8 +74,8 @@ package final class IntegrationFixture {
     }
 
     /// Launches voicememod on the session bus and waits until it serves.
-    package func launchDaemon(arguments: [String] = [], environment: [String: String] = [:]) throws -> Daemon {
-        try Daemon(session: session, arguments: arguments, environment: environment)
+    package func launchDaemon(arguments: [String] = [], environment: [String: String] = [:], executable: URL? = nil) throws -> Daemon {
+        try Daemon(session: session, arguments: arguments, environment: environment, executable: executable)
     }
 
     /// Runs the voicememo command-line client in the session and returns its output.

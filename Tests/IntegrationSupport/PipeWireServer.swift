@@ -72,9 +72,10 @@ package final class PipeWireServer: AudioServer {
         try processes.launch("wireplumber")
         // pipewire-pulse checks for $XDG_RUNTIME_DIR/pulse, then creates it, and exits if a
         // client (the pactl polled below) created it in between; so it exists beforehand.
+        let pulseDirectory = session.runtimeDirectory.appendingPathComponent("pulse")
         try FileManager.default.createDirectory(
-            at: session.runtimeDirectory.appendingPathComponent("pulse"), withIntermediateDirectories: true,
-            attributes: [.posixPermissions: 0o700])
+            at: pulseDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try session.user?.takeOwnership(of: pulseDirectory.path)
         try processes.launch("pipewire-pulse")
         // Until wireplumber has picked one, pipewire-pulse answers "@DEFAULT_SINK@".
         try processes.waitUntil("pactl get-default-sink names a sink, picked by wireplumber") {

@@ -30,6 +30,9 @@ package final class TestSession {
     package let environment: [String: String]
     /// The long-running children, stopped by `close()`.
     package let processes = ProcessRegistry()
+    /// The user every child runs as, when not the test runner's own (`root` and all
+    /// below it then belong to that user).
+    package let user: SessionUser?
 
     private var isClosed = false
 
@@ -40,7 +43,8 @@ package final class TestSession {
     ///
     /// - Throws: `FixtureError.missingExecutable` without dbus-daemon or busctl,
     ///   `FixtureError.startupFailed` if the bus does not answer within `timeout`.
-    package init(timeout: Duration = .seconds(10)) throws {
+    package init(timeout: Duration = .seconds(10), user: SessionUser? = nil) throws {
+        self.user = user
         var template = Array("/tmp/voicememo-test.XXXXXX".utf8CString)
         guard let created = mkdtemp(&template) else {
             throw FixtureError.systemCallFailed("mkdtemp", errno: errno)
@@ -76,6 +80,7 @@ package final class TestSession {
                 attributes: [.posixPermissions: 0o700])
             try files.createDirectory(at: clientConfig.deletingLastPathComponent(), withIntermediateDirectories: true)
             try "autospawn = no\n".write(to: clientConfig, atomically: true, encoding: .utf8)
+            try user?.takeOwnership(of: root.path)
             try startBus(socketPath: busSocket.path, timeout: timeout)
         } catch {
             close()
@@ -118,8 +123,9 @@ package final class TestSession {
         standardInput: ChildProcess.Input = .null
     ) throws -> ChildProcess {
         let log = logFile(logName)
+        let (program, programArguments) = try command(executable, arguments)
         let child = try ChildProcess(
-            executable, arguments,
+            program, programArguments,
             environment: environment.merging(overrides) { $1 },
             standardInput: standardInput,
             standardOutput: .file(log), standardError: .file(log))
@@ -129,7 +135,13 @@ package final class TestSession {
 
     /// Runs a short command in the session's environment and returns its output.
     package func run(_ executable: String, _ arguments: [String], timeout: Duration = .seconds(10)) throws -> CommandOutput {
-        try ChildProcess.run(executable, arguments, environment: environment, timeout: timeout)
+        let (program, programArguments) = try command(executable, arguments)
+        return try ChildProcess.run(program, programArguments, environment: environment, timeout: timeout)
+    }
+
+    /// `executable` with `arguments` as the session runs it: as `user` when there is one.
+    package func command(_ executable: String, _ arguments: [String]) throws -> (String, [String]) {
+        try user?.command(executable, arguments) ?? (executable, arguments)
     }
 
     /// Runs `busctl --user` against the session bus (busctl finds it through

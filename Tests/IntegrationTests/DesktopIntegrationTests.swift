@@ -21,20 +21,6 @@ final class DesktopIntegrationTests: IntegrationTestCase {
         return directory
     }
 
-    /// The one memo file in `directory`, checked to hold about `seconds` of the 440 Hz tone.
-    private func assertHoldsTone(_ directory: URL, seconds: Double, file: StaticString = #filePath, line: UInt = #line) throws {
-        // Hidden files are the daemon's own (its recording journal outlives the Stop reply by a moment).
-        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { !$0.hasPrefix(".") }
-        XCTAssertEqual(names.count, 1, "one memo in \(directory.path): \(names)", file: file, line: line)
-        let reader = try SoundFileReader(path: directory.appendingPathComponent(try XCTUnwrap(names.first)).path)
-        XCTAssertGreaterThanOrEqual(reader.duration, seconds * 0.9, "duration", file: file, line: line)
-        let samples = reader.readFloats()
-        // Skip the first 0.1 s (the encoder's pre-roll) and analyse the steady tone.
-        let steady = Array(samples.dropFirst(reader.sampleRate / 10 * reader.channelCount))
-        let frequency = AudioAnalysis.dominantFrequency(steady, sampleRate: reader.sampleRate)
-        XCTAssertEqual(frequency, Stimulus.frequency, accuracy: Stimulus.frequency * 0.02, "frequency", file: file, line: line)
-    }
-
     // MARK: 1. D-Bus activation
 
     /// With no daemon on the bus, the first `busctl --user call … Record` starts voicememod
@@ -82,10 +68,17 @@ final class DesktopIntegrationTests: IntegrationTestCase {
         "usr/share/dbus-1/interfaces/org.example.VoiceMemo.xml",
         "usr/share/dbus-1/services/org.example.VoiceMemo.service",
         "usr/share/doc/voicememo/examples/polybar-voicememo.ini",
+        "usr/share/doc/voicememo/examples/waybar-voicememo.css",
         "usr/share/doc/voicememo/examples/waybar-voicememo.jsonc",
+    ] + trayIcons.map { "usr/share/icons/hicolor/scalable/status/\($0).svg" } + [
         "usr/share/man/man1/voicememo.1",
         "usr/share/man/man1/voicememod.1",
     ]
+
+    /// The tray item's icons (issue 16): each state, in colour and symbolic.
+    private static let trayIcons = ["idle", "interrupted", "paused", "recording", "scheduled"].flatMap {
+        ["voicememo-\($0)-symbolic", "voicememo-\($0)"]
+    }
 
     /// Runs the Makefile with `arguments`, installing the binaries just built (`BINARIES`).
     private func make(_ arguments: [String]) throws -> CommandOutput {
@@ -109,6 +102,7 @@ final class DesktopIntegrationTests: IntegrationTestCase {
         let install = try make(["install", "DESTDIR=\(destination.path)", "PREFIX=/usr"])
         XCTAssertEqual(install.status, 0, "\(install)")
         XCTAssertEqual(files(below: destination), Self.installedFiles)
+        try assertIconThemeIsValid(destination.appendingPathComponent("usr/share/icons/hicolor"))
 
         // Paths are the installed ones; nothing points into a home or keeps a placeholder.
         let activation = try String(
@@ -155,6 +149,31 @@ final class DesktopIntegrationTests: IntegrationTestCase {
         let uninstall = try make(["uninstall", "DESTDIR=\(destination.path)", "PREFIX=/usr"])
         XCTAssertEqual(uninstall.status, 0, "\(uninstall)")
         XCTAssertEqual(files(below: destination), [], "uninstall removes every installed file")
+    }
+
+    /// The installed icons against the hicolor theme: each lies in a directory the system's
+    /// hicolor `index.theme` declares, and `gtk-update-icon-cache` builds and validates a
+    /// cache over them (in a copy: the DESTDIR tree stays exactly what was installed).
+    private func assertIconThemeIsValid(_ installed: URL, file: StaticString = #filePath, line: UInt = #line) throws {
+        let index = try String(contentsOfFile: "/usr/share/icons/hicolor/index.theme", encoding: .utf8)
+        XCTAssertTrue(index.contains("\n[scalable/status]\n"), "hicolor declares scalable/status", file: file, line: line)
+        let copy = try scratchDirectory("icon-theme").appendingPathComponent("hicolor")
+        try FileManager.default.copyItem(at: installed, to: copy)
+        try FileManager.default.copyItem(
+            at: URL(fileURLWithPath: "/usr/share/icons/hicolor/index.theme"), to: copy.appendingPathComponent("index.theme"))
+        let build = try session.run("gtk-update-icon-cache", ["--force", copy.path])
+        XCTAssertEqual(build.status, 0, "\(build)", file: file, line: line)
+        let validate = try session.run("gtk-update-icon-cache", ["--validate", copy.path])
+        XCTAssertEqual(validate.status, 0, "\(validate)", file: file, line: line)
+        for name in Self.trayIcons {
+            let svg = try String(contentsOf: installed.appendingPathComponent("scalable/status/\(name).svg"), encoding: .utf8)
+            XCTAssertTrue(svg.hasPrefix("<svg xmlns=\"http://www.w3.org/2000/svg\""), "\(name) is an SVG", file: file, line: line)
+        }
+        // The uninstalled theme the daemon offers as IconThemePath has the same icons.
+        let uninstalled = Self.repository.appendingPathComponent("data/icons/hicolor/scalable/status")
+        XCTAssertEqual(
+            try FileManager.default.contentsOfDirectory(atPath: uninstalled.path).sorted(),
+            Self.trayIcons.map { "\($0).svg" }.sorted(), file: file, line: line)
     }
 
     // MARK: 3. MPRIS with playerctl
@@ -447,7 +466,15 @@ final class DesktopIntegrationTests: IntegrationTestCase {
         defer { terminatePanelCommand(watch) }
         try waitUntil("the module prints ○ while idle", timeout: .seconds(5)) { lines(of: output).first == "○" }
         try VoiceMemoProxy(session: session).call("Record")
-        try waitUntil("the module prints the recording time", timeout: .seconds(5)) { lines(of: output).last?.hasPrefix("● 00:00:") == true }
+        // In polybar's colour tags: red while recording, amber paused (issue 16).
+        try waitUntil("the module prints the recording time in red", timeout: .seconds(5)) {
+            lines(of: output).last?.hasPrefix("%{F#e01b24}● 00:00:") == true
+        }
+        try VoiceMemoProxy(session: session).call("Pause")
+        try waitUntil("the module prints the paused time in amber", timeout: .seconds(5)) {
+            lines(of: output).last?.hasPrefix("%{F#f5a623}❚❚ 00:00:") == true
+        }
         try VoiceMemoProxy(session: session).call("Stop")
+        try waitUntil("the module prints ○ again", timeout: .seconds(5)) { lines(of: output).last == "○" }
     }
 }

@@ -38,8 +38,13 @@ class IntegrationTestCase: XCTestCase {
     /// Starts this class's fixture; a failure is kept and thrown by every test.
     override class func setUp() {
         super.setUp()
-        let fixture = Result { try IntegrationFixture() }
+        let fixture = Result { try makeFixture() }
         fixturesLock.withLock { fixtures[ObjectIdentifier(self)] = fixture }
+    }
+
+    /// The fixture this class's tests share; override for another kind of session.
+    class func makeFixture() throws -> IntegrationFixture {
+        try IntegrationFixture()
     }
 
     /// Closes this class's fixture, stopping every process it started.

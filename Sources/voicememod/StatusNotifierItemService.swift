@@ -1,0 +1,266 @@
+import Bus
+import Dispatch
+import VoiceMemoCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The tray item: `org.kde.StatusNotifierItem` at `/StatusNotifierItem`, as KDE Plasma,
+/// XFCE, Cinnamon, LXQt, Budgie, waybar's tray and GNOME's AppIndicator extension host it,
+/// with its menu (`TrayMenuService`) at `/MenuBar`. D-Bus only, no toolkit.
+///
+/// While `TrayEnabled` holds, the item owns `org.kde.StatusNotifierItem-<pid>-1` (KDE's
+/// convention) and registers that name with `org.kde.StatusNotifierWatcher`: now if a
+/// watcher runs, and again whenever one appears (NameOwnerChanged). Turned off, the objects
+/// go and the name is released, which is how a watcher learns the item is gone. No watcher,
+/// no log line. The look follows `TrayPresentation`; while recording (and only then) a
+/// one-second timer refreshes the tooltip's clock.
+///
+/// Lives on the daemon's queue with the recorder and the bus connection.
+final class StatusNotifierItemService {
+    static let path = ObjectPath("/StatusNotifierItem")
+    static let interface = InterfaceName("org.kde.StatusNotifierItem")
+    static let watcher = BusName("org.kde.StatusNotifierWatcher")
+    static let watcherPath = ObjectPath("/StatusNotifierWatcher")
+
+    private let recorder: Recorder
+    private let library: MemoLibraryService
+    private let server: BusObjectServer
+    private let queue: DispatchQueue
+    private let iconThemePath: String
+    private let input: () -> String
+    private let menu: TrayMenuService
+    private let folders: FolderOpener
+    /// The name registered with the watcher.
+    let itemName = BusName("org.kde.StatusNotifierItem-\(getpid())-1")
+    private(set) var isShown = false
+    private var tooltipTimer: DispatchSourceTimer?
+    /// The look last announced, so signals go out only for real changes.
+    private var announced: TrayPresentation.Appearance?
+
+    init(recorder: Recorder, library: MemoLibraryService, server: BusObjectServer, queue: DispatchQueue, input: @escaping () -> String) {
+        self.recorder = recorder
+        self.library = library
+        self.server = server
+        self.queue = queue
+        self.input = input
+        iconThemePath = TrayIcons.themePath()
+        folders = FolderOpener(connection: server.connection)
+        menu = TrayMenuService(
+            server: server,
+            content: { [recorder, library, input] in
+                let recent = library.idsNewestFirst.prefix(5).compactMap { id -> (id: String, label: String)? in
+                    guard let memo = library.info(id: id) else { return nil }
+                    let name = memo.title.isEmpty ? memo.fileName : memo.title
+                    return (id, "\(name) (\(TrayPresentation.clock(memo.duration)))")
+                }
+                return TrayMenuService.Content(state: recorder.state, input: input(), recentMemos: Array(recent))
+            })
+        menu.onCommand = { [weak self] command in self?.perform(command) }
+        let previous = library.onChange
+        library.onChange = { [weak self] in
+            previous?()
+            self?.menu.refresh()
+        }
+    }
+
+    /// Follows the watcher and shows the item if the settings say so. Call once, after the
+    /// daemon's own name is owned.
+    func start() {
+        try? server.connection.addMatch(
+            "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',interface='org.freedesktop.DBus',"
+                + "member='NameOwnerChanged',arg0='\(Self.watcher.rawValue)'")
+        server.connection.addSignalHandler { [weak self] signal in
+            guard signal.sender == BusName.bus.rawValue, signal.member.rawValue == "NameOwnerChanged",
+                  signal.arguments.first?.string == Self.watcher.rawValue, signal.arguments.last?.string?.isEmpty == false
+            else { return }
+            self?.register()
+        }
+        setShown(recorder.defaults.isTrayEnabled)
+    }
+
+    /// Told of every recorder change by `RecorderService`.
+    func recorderChanged(_ properties: [RecorderProperty]) {
+        if properties.contains(.trayEnabled) { setShown(recorder.defaults.isTrayEnabled) }
+        guard isShown, properties.contains(.state) || properties.contains(.activeSource) else { return }
+        announce()
+        menu.refresh()
+        updateTimer()
+    }
+
+    // MARK: Showing and registering
+
+    private func setShown(_ shown: Bool) {
+        guard shown != isShown else { return }
+        isShown = shown
+        let connection = server.connection
+        if shown {
+            announced = appearance
+            server.export(Self.path, interfaces: [itemInterface])
+            menu.setExported(true)
+            // DO_NOT_QUEUE (4): the name is ours alone (it carries our pid).
+            connection.call(
+                destination: .bus, path: .bus, interface: .bus, member: MemberName("RequestName"),
+                arguments: [.string(itemName.rawValue), .uint32(4)]
+            ) { [weak self] result in
+                if case .failure(let error) = result { fputs("voicememod: cannot own the tray item's name: \(error.message)\n", stderr) }
+                self?.register()
+            }
+        } else {
+            server.unexport(Self.path)
+            menu.setExported(false)
+            connection.call(
+                destination: .bus, path: .bus, interface: .bus, member: MemberName("ReleaseName"),
+                arguments: [.string(itemName.rawValue)]
+            ) { _ in }
+        }
+        updateTimer()
+    }
+
+    /// Registers with the watcher if there is one; asks the bus first, so nothing is
+    /// activated and no error is logged when no panel runs.
+    private func register() {
+        guard isShown else { return }
+        let connection = server.connection
+        connection.call(
+            destination: .bus, path: .bus, interface: .bus, member: MemberName("NameHasOwner"),
+            arguments: [.string(Self.watcher.rawValue)]
+        ) { [weak self, itemName] result in
+            guard let self, self.isShown, (try? result.get().first?.boolean) == true else { return }
+            connection.call(
+                destination: Self.watcher, path: Self.watcherPath, interface: InterfaceName("org.kde.StatusNotifierWatcher"),
+                member: MemberName("RegisterStatusNotifierItem"), arguments: [.string(itemName.rawValue)]
+            ) { result in
+                if case .failure(let error) = result, error.name.rawValue != "org.freedesktop.DBus.Error.ServiceUnknown" {
+                    fputs("voicememod: the tray's watcher refused the item: \(error.message)\n", stderr)
+                }
+            }
+        }
+    }
+
+    // MARK: The look
+
+    private var appearance: TrayPresentation.Appearance {
+        TrayPresentation.appearance(
+            state: recorder.state, time: recorder.currentTime, input: input(), title: recorder.currentTitle)
+    }
+
+    private var toolTip: BusValue {
+        let look = appearance
+        return .structure([.string(look.iconName), .array(elementSignature: "(iiay)", []), .string(look.tooltipTitle), .string(look.tooltipBody)])
+    }
+
+    /// Emits NewStatus, NewIcon and NewToolTip for what changed since the last announcement.
+    private func announce() {
+        let now = appearance
+        defer { announced = now }
+        if now.status != announced?.status { emit("NewStatus", [.string(now.status.rawValue)]) }
+        if now.iconName != announced?.iconName { emit("NewIcon", []) }
+        if now != announced { emit("NewToolTip", []) }
+    }
+
+    /// The tooltip's clock moves only while recording: a one-second timer then, none otherwise.
+    private func updateTimer() {
+        let ticks = isShown && TrayPresentation.tooltipTicks(in: recorder.state)
+        if !ticks {
+            tooltipTimer?.cancel()
+            tooltipTimer = nil
+            return
+        }
+        guard tooltipTimer == nil else { return }
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.schedule(deadline: .now() + 1, repeating: 1, leeway: .milliseconds(200))
+        timer.setEventHandler { [weak self] in self?.announce() }
+        timer.activate()
+        tooltipTimer = timer
+    }
+
+    private func emit(_ signal: String, _ arguments: [BusValue]) {
+        guard isShown else { return }
+        server.emit(MemberName(signal), on: Self.path, interface: Self.interface, arguments: arguments)
+    }
+
+    // MARK: Actions
+
+    /// Left click: what the hotkey's Toggle does.
+    private func activate() {
+        recorder.toggle { result in
+            if case .failure(let error) = result { fputs("voicememod: tray click: \(error.message)\n", stderr) }
+        }
+    }
+
+    /// Middle click: pause a recording, resume a paused one; nothing otherwise.
+    private func secondaryActivate() {
+        switch recorder.state {
+        case .recording: perform(.recorder(.pause))
+        case .paused: perform(.recorder(.resume))
+        default: break
+        }
+    }
+
+    private func perform(_ command: TrayMenuService.Command) {
+        let report: (Result<Void, RecorderError>) -> Void = { result in
+            if case .failure(let error) = result { fputs("voicememod: tray menu: \(error.message)\n", stderr) }
+        }
+        switch command {
+        case .recorder(.record): recorder.record { report($0.map { _ in }) }
+        case .recorder(.pause): recorder.pause(completion: report)
+        case .recorder(.resume): report(Result { () throws(RecorderError) in try recorder.resume() })
+        case .recorder(.stop): recorder.stop { report($0.map { _ in }) }
+        case .recorder(.cancel): recorder.cancel(completion: report)
+        case .play(let id): report(Result { () throws(RecorderError) in try library.play(id: id) })
+        case .openFolder: folders.show(recorder.directory.path)
+        }
+    }
+
+    // MARK: The table
+
+    private var itemInterface: BusInterface {
+        let position = [BusArgument("x", "i"), BusArgument("y", "i")]
+        let noPixmap = BusValue.array(elementSignature: "(iiay)", [])
+        return BusInterface(
+            name: Self.interface,
+            methods: [
+                BusMethod("Activate", in: position) { [weak self] call in
+                    self?.activate()
+                    call.reply()
+                },
+                BusMethod("SecondaryActivate", in: position) { [weak self] call in
+                    self?.secondaryActivate()
+                    call.reply()
+                },
+                // The menu is exported (Menu); hosts show it themselves.
+                BusMethod("ContextMenu", in: position) { call in call.reply() },
+                BusMethod("Scroll", in: [BusArgument("delta", "i"), BusArgument("orientation", "s")]) { call in call.reply() },
+            ],
+            properties: [
+                BusProperty("Category", "s", changeSignal: .constant) { .string("ApplicationStatus") },
+                BusProperty("Id", "s", changeSignal: .constant) { .string("voicememo") },
+                BusProperty("Title", "s", changeSignal: .constant) { .string("Voice Memos") },
+                BusProperty("Status", "s", changeSignal: .none) { [weak self] in .string(self?.appearance.status.rawValue ?? "Passive") },
+                BusProperty("WindowId", "i", changeSignal: .constant) { .int32(0) },
+                BusProperty("IconName", "s", changeSignal: .none) { [weak self] in .string(self?.appearance.iconName ?? "") },
+                BusProperty("IconPixmap", "a(iiay)", changeSignal: .constant) { noPixmap },
+                BusProperty("OverlayIconName", "s", changeSignal: .constant) { .string("") },
+                BusProperty("OverlayIconPixmap", "a(iiay)", changeSignal: .constant) { noPixmap },
+                BusProperty("AttentionIconName", "s", changeSignal: .constant) { .string(TrayPresentation.iconName(of: .interrupted)) },
+                BusProperty("AttentionIconPixmap", "a(iiay)", changeSignal: .constant) { noPixmap },
+                BusProperty("AttentionMovieName", "s", changeSignal: .constant) { .string("") },
+                BusProperty("ToolTip", "(sa(iiay)ss)", changeSignal: .none) { [weak self] in
+                    self?.toolTip ?? .structure([.string(""), noPixmap, .string(""), .string("")])
+                },
+                BusProperty("IconThemePath", "s", changeSignal: .constant) { [iconThemePath] in .string(iconThemePath) },
+                BusProperty("Menu", "o", changeSignal: .constant) { .objectPath(TrayMenuService.path) },
+                BusProperty("ItemIsMenu", "b", changeSignal: .constant) { .boolean(false) },
+            ],
+            signals: [
+                BusSignalSpec("NewTitle", []),
+                BusSignalSpec("NewIcon", []),
+                BusSignalSpec("NewAttentionIcon", []),
+                BusSignalSpec("NewOverlayIcon", []),
+                BusSignalSpec("NewToolTip", []),
+                BusSignalSpec("NewStatus", [BusArgument("status", "s")]),
+            ])
+    }
+}
