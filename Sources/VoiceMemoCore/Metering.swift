@@ -11,6 +11,11 @@ public struct Levels: Equatable, Sendable {
     /// Peak power of each channel, −160 … 0 dBFS.
     public var peak: [Double]
 
+    public init(average: [Double], peak: [Double]) {
+        self.average = average
+        self.peak = peak
+    }
+
     /// What digital silence (or no input at all) reads as.
     public static let floor = -160.0
 
@@ -42,8 +47,13 @@ public struct LevelMeter: Sendable {
     private var frames = 0
 
     public init(channels: Int, sampleRate: Int) {
+        self.init(channels: channels, windowFrames: sampleRate / 10)
+    }
+
+    /// A meter whose windows are `windowFrames` long (one capture fragment, to find a sound's start).
+    public init(channels: Int, windowFrames: Int) {
         self.channels = channels
-        windowFrames = max(1, sampleRate / 10)
+        self.windowFrames = max(1, windowFrames)
         sumOfSquares = Array(repeating: 0, count: channels)
         peaks = Array(repeating: 0, count: channels)
     }
