@@ -24,6 +24,11 @@ public struct Levels: Equatable, Sendable {
         Levels(average: Array(repeating: floor, count: channels), peak: Array(repeating: floor, count: channels))
     }
 
+    /// Converts dBFS to a linear amplitude (full scale 1).
+    public static func amplitude(decibels: Double) -> Double {
+        pow(10, decibels / 20)
+    }
+
     /// Converts a linear amplitude (full scale 1) to dBFS, clamped to −160 … 0.
     public static func decibels(amplitude: Double) -> Double {
         guard amplitude > 0 else { return floor }

@@ -63,6 +63,9 @@ public final class Recorder: @unchecked Sendable {
         return pipeline.levels
     }
 
+    /// Whether the open recording waits for sound (listening: anything played would start it).
+    public var isWaitingForSound: Bool { open?.isWaitingForSound ?? false }
+
     /// The source feeding the open recording, empty when none.
     public var activeSource: String { open?.activeSource ?? "" }
 
@@ -591,7 +594,7 @@ private final class OpenRecording: @unchecked Sendable {
 extension RecorderProperty {
     /// The properties that mirror `RecorderDefaults`.
     static let defaultsProperties: [RecorderProperty] = [
-        .format, .sampleRate, .channels, .quality, .source, .meteringEnabled, .notificationsEnabled,
+        .format, .sampleRate, .channels, .quality, .source, .meteringEnabled, .notificationsEnabled, .skipSilence,
     ]
 
     /// This property's value in `defaults`, for change detection.
@@ -604,6 +607,7 @@ extension RecorderProperty {
         case .source: defaults.source
         case .meteringEnabled: String(defaults.isMeteringEnabled)
         case .notificationsEnabled: String(defaults.areNotificationsEnabled)
+        case .skipSilence: String(defaults.skipsSilence)
         case .state, .currentMemo, .activeSource: nil
         }
     }

@@ -10,6 +10,8 @@ public struct RecorderDefaults: Encodable, Equatable, Sendable {
     public var isMeteringEnabled: Bool = false
     /// Whether finished recordings are announced with a desktop notification.
     public var areNotificationsEnabled: Bool = false
+    /// Whether playback skips long silences (`SilenceSkipper`).
+    public var skipsSilence: Bool = false
     /// How long a recording waits for a lost audio server (or device) to come back before it
     /// is finished unsuccessfully; a setting only (`settings.json`), not a bus property.
     public var reconnectTimeout: Double = 60
@@ -23,7 +25,7 @@ public struct RecorderDefaults: Encodable, Equatable, Sendable {
     /// The keys of `settings.json`; reading them back is `SettingsDocument`'s job, which
     /// checks every value.
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case format, sampleRate, channels, quality, source, isMeteringEnabled, areNotificationsEnabled
+        case format, sampleRate, channels, quality, source, isMeteringEnabled, areNotificationsEnabled, skipsSilence
         case reconnectTimeout, resumeAfterSleep
     }
 }

@@ -44,6 +44,7 @@ public enum RecorderProperty: String, Sendable, CaseIterable {
     case source = "Source"
     case meteringEnabled = "MeteringEnabled"
     case notificationsEnabled = "NotificationsEnabled"
+    case skipSilence = "SkipSilence"
 }
 
 /// Receives what the recorder does, on the recorder's queue.
