@@ -27,7 +27,7 @@ final class BenchmarkTests: XCTestCase {
             try markdown.write(toFile: output, atomically: true, encoding: .utf8)
         }
 
-        XCTAssertEqual(table.sections.count, 6, markdown)
+        XCTAssertEqual(table.sections.count, 7, markdown)
         XCTAssertGreaterThanOrEqual(table.rows.count, 30, markdown)
         for row in table.rows {
             XCTAssertTrue(row.voicememod.isFinite, "\(row.figure): \(row.voicememod)")

@@ -25,6 +25,7 @@ final class RecorderBenchmark {
     func run() throws -> BenchmarkTable {
         try measureStartup()
         try measureIdle()
+        try measureWaitingCost()
         try measureRecordingCost()
         try measureLatency()
         try measureContinuity()
