@@ -38,10 +38,21 @@ public final class CapturePipeline: @unchecked Sendable {
     /// Called after each metering window (about 100 ms) of written audio while
     /// `isMeteringEnabled`, with the levels and the recorded time at its end.
     public var onLevels: ((Levels, Double) -> Void)?
+    /// Called when a recording that waits for sound hears it; nothing is written until
+    /// `attach(_:)` hands over the file, and the audio meanwhile is kept for it.
+    public var onSoundStarted: (() -> Void)?
 
     private let request: RecordingRequest
     private let backend: RecordingBackend
-    private let sink: AudioFileSink
+    /// The file, once there is one: from the start, or from `attach(_:)` for a recording
+    /// that waits for sound. Written once on the callback queue before `isSinkAttached`.
+    private var attachedSink: AudioFileSink?
+    private let isSinkAttached: Atomic<Bool>
+    /// Whether the recording still waits for sound (keeping only its pre-roll).
+    private let isWaitingForSound: Atomic<Bool>
+    /// Frames of pre-roll the memo begins with: silence that must not count towards
+    /// `stop-after-silence`, or a long pre-roll would end the memo before its sound.
+    private let preRollFrames = Atomic<Int>(0)
     private let callbackQueue: DispatchQueue
     private let timeouts: CaptureTimeouts
     private let framesPerRead: Int
@@ -76,12 +87,14 @@ public final class CapturePipeline: @unchecked Sendable {
     public static let pinnedHoldback = 0.1
 
     public init(
-        request: RecordingRequest, backend: RecordingBackend, sink: AudioFileSink, callbackQueue: DispatchQueue,
+        request: RecordingRequest, backend: RecordingBackend, sink: AudioFileSink?, callbackQueue: DispatchQueue,
         timeouts: CaptureTimeouts = .standard
     ) {
         self.request = request
         self.backend = backend
-        self.sink = sink
+        self.attachedSink = sink
+        self.isSinkAttached = Atomic(sink != nil)
+        self.isWaitingForSound = Atomic(sink == nil && request.startsOnSound)
         self.callbackQueue = callbackQueue
         self.timeouts = timeouts
         self.framesPerRead = Self.framesPerRead(sampleRate: request.sampleRate)
@@ -91,6 +104,21 @@ public final class CapturePipeline: @unchecked Sendable {
             request.source == nil ? 0 : Int((Self.pinnedHoldback * Double(request.sampleRate) / Double(framesPerRead)).rounded(.up))
         self.lastLevels = Mutex(Levels.silence(channels: Int(request.channels)))
     }
+
+    /// The file, if it exists yet.
+    private var sink: AudioFileSink? { isSinkAttached.load(ordering: .acquiring) ? attachedSink : nil }
+
+    /// Hands over the file of a recording that heard its sound (after `onSoundStarted`);
+    /// the audio kept since, pre-roll first, goes into it. Called on the callback queue.
+    public func attach(_ sink: AudioFileSink) {
+        precondition(attachedSink == nil, "a pipeline writes one file")
+        attachedSink = sink
+        isSinkAttached.store(true, ordering: .releasing)
+    }
+
+    /// Fragments a recording that heard its sound may keep while its file is being created,
+    /// beyond the pre-roll: a second, far more than creating a file takes.
+    static let attachSlack = 1.0
 
     /// Whether `onLevels` is called; levels are measured either way, for `levels`.
     public var isMeteringEnabled: Bool {
@@ -133,10 +161,10 @@ public final class CapturePipeline: @unchecked Sendable {
     /// after `pause()` it covers every frame the recording holds.
     public func synchronize(completion: @escaping @Sendable () -> Void) {
         // A stalled read would keep the caller (a system going to sleep) waiting: sync here.
-        if watch.isStalled && watch.borrowFile({ try? sink.synchronize() }) { return completion() }
+        if watch.isStalled && watch.borrowFile({ try? sink?.synchronize() }) { return completion() }
         synchronizations.withLock { $0.append(completion) }
         afterReadGrace { [self] in
-            guard synchronizations.withLock({ !$0.isEmpty }), watch.borrowFile({ try? sink.synchronize() }) else { return }
+            guard synchronizations.withLock({ !$0.isEmpty }), watch.borrowFile({ try? sink?.synchronize() }) else { return }
             completeSynchronizations()
         }
     }
@@ -304,8 +332,13 @@ public final class CapturePipeline: @unchecked Sendable {
     private func pump(from capture: AudioCapture, watch: ReadWatch) -> PumpResult {
         let sampleType = request.format.sampleType(for: request.quality)
         let bytesPerFrame = Int(request.channels) * sampleType.byteCount
-        // One slot more than is held back: the read in progress.
-        let held = HeldAudio(capacity: heldFragments + 1, fragmentBytes: framesPerRead * bytesPerFrame)
+        var trigger = SoundTrigger(request: request, framesPerRead: framesPerRead)
+        let slack = Int((Self.attachSlack * Double(request.sampleRate) / Double(framesPerRead)).rounded(.up))
+        // One slot more than is held back: the read in progress. Waiting for sound, the
+        // pre-roll and the audio that comes while the file is created are held too.
+        let held = HeldAudio(
+            capacity: max(heldFragments, sink == nil ? trigger.preRollFragments + slack : 0) + 1,
+            fragmentBytes: framesPerRead * bytesPerFrame)
         let limit = request.frameLimit
         let silenceLimit = request.silenceFrameLimit
         var meter = LevelMeter(channels: Int(request.channels), sampleRate: Int(request.sampleRate))
@@ -320,10 +353,10 @@ public final class CapturePipeline: @unchecked Sendable {
             let written = UnsafeRawBufferPointer(rebasing: held.oldest[0..<(frames * bytesPerFrame)])
             held.removeOldest()  // its bytes stay put until the next read
             do {
-                try sink.write(written, frameCount: frames)
+                try sink!.write(written, frameCount: frames)
                 framesSinceSync += frames
                 if framesSinceSync >= syncInterval {
-                    try sink.synchronize()
+                    try sink!.synchronize()
                     framesSinceSync = 0
                 }
                 if synchronizeIfRequested() { framesSinceSync = 0 }
@@ -333,7 +366,9 @@ public final class CapturePipeline: @unchecked Sendable {
             recordedFrameCount.add(frames, ordering: .relaxed)
             if let levels = meter.add(written, frameCount: frames, type: sampleType) {
                 publish(levels)
-                silentFrames = (levels.average.max() ?? Levels.floor) < request.silenceThreshold ? silentFrames + meter.windowFrames : 0
+                let isSilent = (levels.average.max() ?? Levels.floor) < request.silenceThreshold
+                let isPreRoll = recordedFrames <= preRollFrames.load(ordering: .relaxed)
+                silentFrames = isSilent && !isPreRoll ? silentFrames + meter.windowFrames : 0
                 if let silenceLimit, silentFrames >= silenceLimit { return .silenceReached }
             }
             if let limit, recordedFrames >= limit { return .durationReached }
@@ -343,6 +378,11 @@ public final class CapturePipeline: @unchecked Sendable {
         /// Writes everything held back, read before whatever ends or pauses the pumping, unless
         /// a lost input had it dropped.
         func writeHeld() -> Ending? {
+            // Still waiting for sound (or for its file): the pre-roll is not a memo.
+            guard sink != nil else {
+                held.removeAll()
+                return nil
+            }
             if isPaused.load(ordering: .acquiring) && isDiscardRequested.exchange(false, ordering: .relaxed) {
                 held.removeAll()
             }
@@ -354,7 +394,7 @@ public final class CapturePipeline: @unchecked Sendable {
 
         // A stop that arrives before the first write still waits for one fragment, so a
         // memo toggled off at once holds audio (an Opus stream with no packets is malformed).
-        while !isStopRequested.load(ordering: .relaxed) || (recordedFrames == 0 && held.isEmpty && !isPaused.load(ordering: .relaxed)) {
+        while !isStopRequested.load(ordering: .relaxed) || (recordedFrames == 0 && held.isEmpty && !isPaused.load(ordering: .relaxed) && sink != nil) {
             if isReopenRequested.exchange(false, ordering: .relaxed) { return writeHeld().map { .ended($0) } ?? .reopen }
             if isGivenUp.load(ordering: .relaxed) { return .ended(writeHeld() ?? .captureFailed(Self.gaveUp)) }
             let slot = held.next
@@ -373,13 +413,28 @@ public final class CapturePipeline: @unchecked Sendable {
                 // Entering a pause: bring the file on disk (header included) up to date, so
                 // a paused memo is whole on disk for as long as the pause lasts.
                 if framesSinceSync > 0 {
-                    do { try sink.synchronize() } catch { return .ended(.writeFailed(error)) }
+                    do { try sink?.synchronize() } catch { return .ended(.writeFailed(error)) }
                     framesSinceSync = 0
                 }
                 if synchronizeIfRequested() { framesSinceSync = 0 }
                 continue
             }
             held.append()
+            if sink == nil {
+                if isWaitingForSound.load(ordering: .relaxed) {
+                    if trigger.hearsSound(in: held.newest, frameCount: framesPerRead) {
+                        isWaitingForSound.store(false, ordering: .relaxed)
+                        preRollFrames.store((held.count - 1) * framesPerRead, ordering: .relaxed)
+                        deliver { $0.onSoundStarted?() }
+                    } else {
+                        // Only the newest pre-roll is kept; the fragment read last is its end.
+                        while held.count > trigger.preRollFragments { held.removeOldest() }
+                    }
+                } else if held.count == held.capacity {
+                    held.removeOldest()  // the file is late beyond all reason: the oldest pre-roll goes
+                }
+                continue
+            }
             while held.count > heldFragments {
                 if let ending = writeOldest() { return .ended(ending) }
             }
@@ -403,7 +458,7 @@ public final class CapturePipeline: @unchecked Sendable {
         guard watch.declareStall(after: timeouts.stall) else { return }
         // Nothing is written while the read hangs: make the file on disk whole meanwhile, for
         // those waiting on the hung thread too.
-        if watch.borrowFile({ try? sink.synchronize() }) { completeSynchronizations() }
+        if watch.borrowFile({ try? sink?.synchronize() }) { completeSynchronizations() }
         onCaptureLost?(.deviceLost("no audio has come from the input for \(timeouts.stall) s"))
     }
 
@@ -414,7 +469,7 @@ public final class CapturePipeline: @unchecked Sendable {
             return waiting
         }
         guard !waiting.isEmpty else { return false }
-        try? sink.synchronize()
+        try? sink?.synchronize()
         for completion in waiting { callbackQueue.async(execute: completion) }
         return true
     }
@@ -430,7 +485,7 @@ public final class CapturePipeline: @unchecked Sendable {
 
     private func closeSink() -> RecorderError? {
         do {
-            try sink.close()
+            try sink?.close()
             return nil
         } catch {
             return error

@@ -7,7 +7,8 @@
 final class HeldAudio {
     private let storage: UnsafeMutableRawBufferPointer
     private let fragmentBytes: Int
-    private let capacity: Int
+    /// How many fragments fit.
+    let capacity: Int
     private var first = 0
     /// How many fragments are held.
     private(set) var count = 0
@@ -35,6 +36,12 @@ final class HeldAudio {
     /// Holds the fragment just read into `next`.
     func append() {
         count += 1
+    }
+
+    /// The fragment appended last.
+    var newest: UnsafeRawBufferPointer {
+        precondition(count > 0)
+        return UnsafeRawBufferPointer(slot((first + count - 1) % capacity))
     }
 
     /// The oldest fragment; valid until the next read into `next`.

@@ -30,6 +30,14 @@ public final class MemoPlayer: @unchecked Sendable {
     private let backend: PlaybackBackend
     private let queue: DispatchQueue
     private var current: Playback?
+    private let skipsSilenceFlag = Atomic<Bool>(false)
+
+    /// Whether long silences are skipped (`SilenceSkipper`'s rules); `position` stays in the
+    /// memo's own time. Takes effect on the playback in progress within a block.
+    public var skipsSilence: Bool {
+        get { skipsSilenceFlag.load(ordering: .relaxed) }
+        set { skipsSilenceFlag.store(newValue, ordering: .relaxed) }
+    }
 
     public init(backend: PlaybackBackend, queue: DispatchQueue) {
         self.backend = backend
@@ -126,8 +134,19 @@ public final class MemoPlayer: @unchecked Sendable {
         }
         // 20 ms per write keeps a stop prompt.
         let frames = max(1, Int(playback.source.sampleRate) / 50)
-        let buffer = UnsafeMutableBufferPointer<Float>.allocate(capacity: frames * Int(playback.source.channels))
+        let channels = Int(playback.source.channels)
+        let buffer = UnsafeMutableBufferPointer<Float>.allocate(capacity: frames * channels)
         defer { buffer.deallocate() }
+        var skipper = SilenceSkipper<HeldBlock>(sampleRate: playback.source.sampleRate)
+        /// The memo frame the next read starts at.
+        var decoded = 0
+        /// Writes blocks the skipper let through; the position becomes the end of the last.
+        func play(_ blocks: [HeldBlock]) throws(RecorderError) {
+            for block in blocks {
+                try block.samples.withUnsafeBufferPointer { (samples) throws(RecorderError) in try output.write(samples) }
+                playback.framesWritten.store(block.start + block.samples.count / channels, ordering: .relaxed)
+            }
+        }
         while !playback.isStopRequested.load(ordering: .relaxed) {
             if playback.isPaused.load(ordering: .relaxed) {
                 // Corked by not writing; pause, resume and stop all signal `wake`.
@@ -143,6 +162,8 @@ public final class MemoPlayer: @unchecked Sendable {
                     return .decodeFailed(error.message)
                 }
                 output.flush()
+                skipper.reset()
+                decoded = target
                 playback.framesWritten.store(target, ordering: .relaxed)
                 // A newer seek that came meanwhile stays pending.
                 _ = playback.pendingSeek.compareExchange(expected: target, desired: -1, ordering: .relaxed)
@@ -156,19 +177,38 @@ public final class MemoPlayer: @unchecked Sendable {
                 return .decodeFailed(error.message)
             }
             guard read > 0 else {
-                do { try output.drain() } catch { return .outputFailed(error.message) }
+                do {
+                    try play(skipper.finish())
+                    try output.drain()
+                } catch {
+                    return .outputFailed(error.message)
+                }
                 return .finished
             }
+            let samples = UnsafeBufferPointer(rebasing: buffer[0..<(read * channels)])
             do {
-                try output.write(UnsafeBufferPointer(rebasing: buffer[0..<(read * Int(playback.source.channels))]))
+                if skipsSilence {
+                    let block = HeldBlock(samples: Array(samples), start: decoded)
+                    try play(skipper.add(block, frames: read, isSilent: SilenceSkipper<HeldBlock>.isSilent(samples)))
+                } else {
+                    try play(skipper.release())  // skipping was just turned off
+                    try output.write(samples)
+                    playback.framesWritten.store(decoded + read, ordering: .relaxed)
+                }
             } catch {
                 return .outputFailed(error.message)
             }
-            playback.framesWritten.add(read, ordering: .relaxed)
+            decoded += read
         }
         output.flush()
         return .stopped
     }
+}
+
+/// A block of decoded audio the silence skipper may hold, with its first frame in the memo.
+private struct HeldBlock {
+    var samples: [Float]
+    var start: Int
 }
 
 /// One memo being played.

@@ -11,12 +11,22 @@ public struct Levels: Equatable, Sendable {
     /// Peak power of each channel, −160 … 0 dBFS.
     public var peak: [Double]
 
+    public init(average: [Double], peak: [Double]) {
+        self.average = average
+        self.peak = peak
+    }
+
     /// What digital silence (or no input at all) reads as.
     public static let floor = -160.0
 
     /// Silence on `channels` channels.
     public static func silence(channels: Int) -> Levels {
         Levels(average: Array(repeating: floor, count: channels), peak: Array(repeating: floor, count: channels))
+    }
+
+    /// Converts dBFS to a linear amplitude (full scale 1).
+    public static func amplitude(decibels: Double) -> Double {
+        pow(10, decibels / 20)
     }
 
     /// Converts a linear amplitude (full scale 1) to dBFS, clamped to −160 … 0.
@@ -42,8 +52,13 @@ public struct LevelMeter: Sendable {
     private var frames = 0
 
     public init(channels: Int, sampleRate: Int) {
+        self.init(channels: channels, windowFrames: sampleRate / 10)
+    }
+
+    /// A meter whose windows are `windowFrames` long (one capture fragment, to find a sound's start).
+    public init(channels: Int, windowFrames: Int) {
         self.channels = channels
-        windowFrames = max(1, sampleRate / 10)
+        self.windowFrames = max(1, windowFrames)
         sumOfSquares = Array(repeating: 0, count: channels)
         peaks = Array(repeating: 0, count: channels)
     }

@@ -63,6 +63,9 @@ public final class Recorder: @unchecked Sendable {
         return pipeline.levels
     }
 
+    /// Whether the open recording waits for sound (listening: anything played would start it).
+    public var isWaitingForSound: Bool { open?.isWaitingForSound ?? false }
+
     /// The source feeding the open recording, empty when none.
     public var activeSource: String { open?.activeSource ?? "" }
 
@@ -124,12 +127,16 @@ public final class Recorder: @unchecked Sendable {
         case .recording:
             open!.pipeline!.pause()
             setState(.paused)
+        case .interrupted where open!.isWaitingForSound:
+            throw .notRecording("the recording is waiting for sound; Stop or Cancel it, or wait for the sound")
         case .interrupted:
             // Takes effect when the interruptions end.
             open!.pipeline?.pause()
             open!.interruptions.stateBefore = .paused
         case .paused:
             break
+        case .scheduled where open!.timer == nil:
+            throw .notRecording("the recording is waiting for sound; Stop or Cancel it, or wait for the sound")
         case .scheduled:
             throw .notRecording("the recording has not started yet; Cancel it, or wait for its start time")
         case .idle:
@@ -152,13 +159,13 @@ public final class Recorder: @unchecked Sendable {
     }
 
     /// `Stop`: finishes the open memo; `completion` runs once the file is finalized. A
-    /// memo still waiting for its start time is dropped, as nothing was recorded.
+    /// memo still waiting for its start time or for sound is dropped, as nothing was recorded.
     public func stop(completion: @escaping Completion<MemoReference>) {
         dispatchPrecondition(condition: .onQueue(queue))
         guard let recording = open else {
             return completion(.failure(.notRecording("nothing is being recorded; there is nothing to stop")))
         }
-        close(recording, cancelling: recording.pipeline == nil) { result in
+        close(recording, cancelling: recording.pipeline == nil || recording.isWaitingForSound) { result in
             completion(result.map { recording.memo })
         }
     }
@@ -233,7 +240,7 @@ public final class Recorder: @unchecked Sendable {
             return completion(.failure(error))
         }
         open = recording
-        setState(.recording, also: [.currentMemo])
+        setState(recording.isWaitingForSound ? .scheduled : .recording, also: [.currentMemo])
     }
 
     private func schedule(_ recording: OpenRecording, at startTime: Int64) {
@@ -244,7 +251,7 @@ public final class Recorder: @unchecked Sendable {
             recording.timer = nil
             do throws(RecorderError) {
                 try beginCapture(recording) { _ in }
-                setState(.recording)
+                setState(recording.isWaitingForSound ? .scheduled : .recording)
             } catch {
                 open = nil
                 setState(.idle, also: [.currentMemo])
@@ -257,17 +264,11 @@ public final class Recorder: @unchecked Sendable {
     }
 
     /// Creates the file (so a storage error answers the caller) and starts the pipeline;
-    /// `completion` runs once audio flows or the server refuses.
+    /// `completion` runs once audio flows or the server refuses. A recording that waits for
+    /// sound gets its file when the sound comes (`soundStarted`): waiting leaves nothing on disk.
     private func beginCapture(_ recording: OpenRecording, completion: @escaping Completion<MemoReference>) throws(RecorderError) {
-        let tags = MemoTags(title: recording.request.title, date: now().formatted(.iso8601))
-        try journal.add(recording.fileName)
-        let sink: AudioFileSink
-        do {
-            sink = try backend.makeFileSink(path: recording.memo.path, request: recording.request, tags: tags)
-        } catch {
-            journal.remove(recording.fileName)
-            throw error
-        }
+        recording.isWaitingForSound = recording.request.startsOnSound
+        let sink = recording.isWaitingForSound ? nil : try createFile(recording)
         let pipeline = CapturePipeline(
             request: recording.request, backend: backend, sink: sink, callbackQueue: queue, timeouts: captureTimeouts)
         pipeline.onStarted = { [weak self, unowned recording] result in
@@ -286,10 +287,46 @@ public final class Recorder: @unchecked Sendable {
             guard let self, open === recording, state == .recording else { return }
             observer?.recorder(self, didMeasure: levels, currentTime: time)
         }
+        pipeline.onSoundStarted = { [weak self, unowned recording] in
+            self?.soundStarted(recording)
+        }
         pipeline.isMeteringEnabled = isMetering
         recording.pipeline = pipeline
         recording.keepAlive = recording
         pipeline.start()
+    }
+
+    /// Lists the memo in the journal and creates its file.
+    private func createFile(_ recording: OpenRecording) throws(RecorderError) -> AudioFileSink {
+        let tags = MemoTags(title: recording.request.title, date: now().formatted(.iso8601))
+        try journal.add(recording.fileName)
+        do {
+            return try backend.makeFileSink(path: recording.memo.path, request: recording.request, tags: tags)
+        } catch {
+            journal.remove(recording.fileName)
+            throw error
+        }
+    }
+
+    /// The recording waiting for sound heard it: its file is created and the memo begins,
+    /// with the pre-roll the pipeline kept. A file that cannot be created ends the wait
+    /// unsuccessfully (`EncodeError`, then `RecordingFinished(memo, false)`).
+    private func soundStarted(_ recording: OpenRecording) {
+        guard open === recording, recording.isWaitingForSound else { return }
+        recording.isWaitingForSound = false
+        do {
+            recording.pipeline!.attach(try createFile(recording))
+        } catch {
+            observer?.recorder(self, didFailToEncode: recording.memo, message: error.message)
+            observer?.recorder(self, didFinish: recording.memo, successfully: false)
+            close(recording, cancelling: true) { _ in }
+            return
+        }
+        if state == .interrupted {
+            recording.interruptions.stateBefore = .recording
+        } else {
+            setState(.recording)
+        }
     }
 
     private func captureStarted(
@@ -339,7 +376,9 @@ public final class Recorder: @unchecked Sendable {
         observer?.recorder(self, interruption: reason, began: false, shouldResume: resume)
         if !resume { recording.interruptions.stateBefore = .paused }
         // Writing goes on as soon as nothing that stops it is left (a muted input does not).
-        if !recording.interruptions.pausesCapture, recording.interruptions.stateBefore == .recording {
+        if !recording.interruptions.pausesCapture,
+            [.recording, .scheduled].contains(recording.interruptions.stateBefore)
+        {
             recording.pipeline?.resume()
         }
         guard recording.interruptions.reasons.isEmpty else { return }
@@ -428,10 +467,16 @@ public final class Recorder: @unchecked Sendable {
         recording.reconnectTimer?.cancel()
         defer { journal.remove(recording.fileName) }
         closing[recording.memo.id] = nil
+        // A memo that waited for sound and ended on silence waits for the next sound: a
+        // hands-free dictaphone, until Stop or Cancel. State goes from recording to scheduled.
+        let rearms =
+            ending == .silenceReached && recording.request.startsOnSound && open === recording
+            && !recording.isStoppedByUser && closeError == nil
         if open === recording {
             open = nil
-            setState(.idle, also: [.currentMemo, .activeSource])
+            if !rearms { setState(.idle, also: [.currentMemo, .activeSource]) }
         }
+        defer { if rearms { rearm(recording.request) } }
         var failure = closeError
         var successfully = closeError == nil
         switch ending {
@@ -462,6 +507,18 @@ public final class Recorder: @unchecked Sendable {
         if let closeError { observer?.recorder(self, didFailToEncode: recording.memo, message: closeError.message) }
         observer?.recorder(self, didFinish: recording.memo, successfully: successfully)
         recording.finish(closeError.map { .failure($0) } ?? .success(()))
+    }
+
+    /// Waits for the next sound with the same options, as a new memo.
+    private func rearm(_ request: RecordingRequest) {
+        start(request) { [weak self] result in
+            guard let self, case .failure = result else { return }
+            // The stream did not open: captureEnded already went idle. A refused directory
+            // did not get that far.
+            if open == nil && state != .idle {
+                setState(.idle, also: [.currentMemo, .activeSource])
+            }
+        }
     }
 
     private func close(_ recording: OpenRecording, cancelling: Bool, completion: @escaping Completion<Void>) {
@@ -512,6 +569,8 @@ private final class OpenRecording: @unchecked Sendable {
     var isCancelled = false
     var failedToStart = false
     var isStoppedByUser = false
+    /// Whether the recording still waits for sound: no file yet, `State` is `scheduled`.
+    var isWaitingForSound = false
     var interruptions = Interruptions()
     /// Why the capture stream is lost, while the pipeline reconnects.
     var lostCapture: InterruptionReason?
@@ -538,7 +597,7 @@ private final class OpenRecording: @unchecked Sendable {
 extension RecorderProperty {
     /// The properties that mirror `RecorderDefaults`.
     static let defaultsProperties: [RecorderProperty] = [
-        .format, .sampleRate, .channels, .quality, .source, .meteringEnabled, .notificationsEnabled, .trayEnabled,
+        .format, .sampleRate, .channels, .quality, .source, .meteringEnabled, .notificationsEnabled, .trayEnabled, .skipSilence,
     ]
 
     /// This property's value in `defaults`, for change detection.
@@ -552,6 +611,7 @@ extension RecorderProperty {
         case .meteringEnabled: String(defaults.isMeteringEnabled)
         case .notificationsEnabled: String(defaults.areNotificationsEnabled)
         case .trayEnabled: String(defaults.isTrayEnabled)
+        case .skipSilence: String(defaults.skipsSilence)
         case .state, .currentMemo, .activeSource: nil
         }
     }

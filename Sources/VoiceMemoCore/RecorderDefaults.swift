@@ -12,6 +12,8 @@ public struct RecorderDefaults: Encodable, Equatable, Sendable {
     public var areNotificationsEnabled: Bool = false
     /// Whether the daemon shows its StatusNotifierItem tray item (issue 16).
     public var isTrayEnabled: Bool = true
+    /// Whether playback skips long silences (`SilenceSkipper`).
+    public var skipsSilence: Bool = false
     /// How long a recording waits for a lost audio server (or device) to come back before it
     /// is finished unsuccessfully; a setting only (`settings.json`), not a bus property.
     public var reconnectTimeout: Double = 60
@@ -25,7 +27,7 @@ public struct RecorderDefaults: Encodable, Equatable, Sendable {
     /// The keys of `settings.json`; reading them back is `SettingsDocument`'s job, which
     /// checks every value.
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case format, sampleRate, channels, quality, source, isMeteringEnabled, areNotificationsEnabled, isTrayEnabled
+        case format, sampleRate, channels, quality, source, isMeteringEnabled, areNotificationsEnabled, isTrayEnabled, skipsSilence
         case reconnectTimeout, resumeAfterSleep
     }
 }

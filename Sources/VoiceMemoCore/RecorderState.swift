@@ -45,6 +45,7 @@ public enum RecorderProperty: String, Sendable, CaseIterable {
     case meteringEnabled = "MeteringEnabled"
     case notificationsEnabled = "NotificationsEnabled"
     case trayEnabled = "TrayEnabled"
+    case skipSilence = "SkipSilence"
 }
 
 /// Receives what the recorder does, on the recorder's queue.

@@ -15,6 +15,12 @@ public struct RecordingRequest: Equatable, Sendable {
     public var stopAfterSilence: Double?
     /// The level, in dBFS, below which input counts as silence.
     public var silenceThreshold: Double = -50
+    /// Wait, capturing, for the input to rise above `soundThreshold` before the memo begins.
+    public var startsOnSound = false
+    /// The level, in dBFS, input must reach to start a recording that waits for sound.
+    public var soundThreshold: Double = -40
+    /// Seconds of audio from before the sound that the memo begins with.
+    public var preRoll: Double = 0.5
 
     /// A request that uses the defaults unchanged.
     public init(defaults: RecorderDefaults) {
@@ -28,7 +34,7 @@ public struct RecordingRequest: Equatable, Sendable {
     /// The contract's option keys, in the order error messages list them.
     public static let optionKeys = [
         "format", "sample-rate", "channels", "quality", "title", "source", "duration", "start-at",
-        "stop-after-silence", "silence-threshold",
+        "stop-after-silence", "silence-threshold", "start-on-sound", "sound-threshold", "pre-roll",
     ]
 
     /// Applies `RecordWithOptions` options on top of the defaults; an unknown key or a value
@@ -52,6 +58,10 @@ public struct RecordingRequest: Equatable, Sendable {
                 stopAfterSilence = try Validation.duration(seconds, key: key)
             case ("silence-threshold", .double(let level)):
                 silenceThreshold = try Validation.silenceThreshold(level, key: key)
+            case ("start-on-sound", .boolean(let isOn)): startsOnSound = isOn
+            case ("sound-threshold", .double(let level)):
+                soundThreshold = try Validation.silenceThreshold(level, key: key)
+            case ("pre-roll", .double(let seconds)): preRoll = try Validation.preRoll(seconds, key: key)
             default:
                 guard let expected = Self.expectedSignature[key] else {
                     throw .invalidArgument(
@@ -69,6 +79,7 @@ public struct RecordingRequest: Equatable, Sendable {
     public static let expectedSignature: [String: String] = [
         "format": "s", "sample-rate": "u", "channels": "u", "quality": "s", "title": "s", "source": "s",
         "duration": "d", "start-at": "x", "stop-after-silence": "d", "silence-threshold": "d",
+        "start-on-sound": "b", "sound-threshold": "d", "pre-roll": "d",
     ]
 
     /// Continuous silent frames after which the recording stops by itself, if asked for.

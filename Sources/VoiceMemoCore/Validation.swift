@@ -77,6 +77,17 @@ public enum Validation {
         return level
     }
 
+    /// How much audio from before the sound a recording that waits for it may keep: it is
+    /// held in memory for as long as the recorder waits.
+    public static let preRolls: ClosedRange<Double> = 0...5
+
+    public static func preRoll(_ seconds: Double, key: String) throws(RecorderError) -> Double {
+        guard seconds.isFinite, preRolls.contains(seconds) else {
+            throw .invalidArgument("'\(key)' must be a number of seconds from 0 to 5; got \(seconds)")
+        }
+        return seconds
+    }
+
     /// Longest wait for a lost audio server: a week, like `duration`; 0 gives up at once.
     public static let reconnectTimeouts: ClosedRange<Double> = 0...(7 * 24 * 3600)
 

@@ -42,13 +42,20 @@ struct Record: Subcommand {
         record [--format opus|flac|wav|vorbis|mp3] [--rate HZ] [--channels 1|2]
                          [--quality min|low|medium|high|max] [--title TEXT] [--source NAME]
                          [--duration SECONDS] [--at +SECONDS|+MINUTESm|HH:MM|UNIX-TIME]
+                         [--on-sound [--threshold DBFS] [--pre-roll SECONDS]]
+
+        --on-sound waits, listening, until the input reaches --threshold (default -40 dBFS)
+        and begins the memo with the --pre-roll seconds before it (default 0.5, at most 5).
         """
-    static let valued: Set<String> = ["format", "rate", "channels", "quality", "title", "source", "duration", "at"]
+    static let valued: Set<String> = [
+        "format", "rate", "channels", "quality", "title", "source", "duration", "at", "threshold", "pre-roll",
+    ]
+    static let flags: Set<String> = ["on-sound"]
 
     var options: [String: BusValue] = [:]
 
     init(_ words: [String]) throws(UsageError) {
-        let arguments = try Arguments(words, valued: Self.valued, flags: [])
+        let arguments = try Arguments(words, valued: Self.valued, flags: Self.flags)
         if let extra = arguments.positionals.first { throw UsageError("unexpected argument '\(extra)'") }
         for name in ["format", "quality", "title", "source"] {
             if let value = arguments.value(name) { options[name] = .string(value) }
@@ -70,14 +77,27 @@ struct Record: Subcommand {
             }
             options["start-at"] = .int64(time)
         }
+        if arguments.has("on-sound") { options["start-on-sound"] = .boolean(true) }
+        for (name, key) in [("threshold", "sound-threshold"), ("pre-roll", "pre-roll")] {
+            guard let text = arguments.value(name) else { continue }
+            guard arguments.has("on-sound") else { throw UsageError("--\(name) goes with --on-sound") }
+            guard let number = Double(text), number.isFinite else {
+                throw UsageError("--\(name) needs a number; got '\(text)'")
+            }
+            options[key] = .double(number)
+        }
     }
+
+    /// Whether the memo waits for sound before it begins.
+    private var waitsForSound: Bool { options["start-on-sound"] != nil }
 
     func run(_ client: RecorderClient) throws(BusError) {
         let reply =
             options.isEmpty
             ? try client.call("Record")
             : try client.call("RecordWithOptions", [.stringDictionary(options)])
-        print("Recording \(reply.first?.objectPath?.rawValue ?? "")")
+        let memo = reply.first?.objectPath?.rawValue ?? ""
+        print(waitsForSound ? "Waiting for sound to record \(memo)" : "Recording \(memo)")
     }
 }
 

@@ -32,6 +32,7 @@ final class RecorderService: RecorderObserver {
         recorder.observer = self
         player.onPlayingChanged = { [weak self] _ in self?.announce(["Playing"]) }
         player.onEnded = { [weak self] memo, ending in self?.playbackEnded(memo, ending) }
+        player.skipsSilence = recorder.defaults.skipsSilence
         server.export(Contract.recorderPath, interfaces: [recorderInterface])
         server.addObjectManager(at: Contract.recorderPath)
         server.addDepartureHandler { [weak self] name in self?.levelWatchers.remove(name) }
@@ -151,6 +152,14 @@ final class RecorderService: RecorderObserver {
                             defaults.isTrayEnabled = value.boolean!
                         }
                     }),
+                BusProperty(
+                    "SkipSilence", "b", access: .readWrite,
+                    get: { [recorder] in .boolean(recorder.defaults.skipsSilence) },
+                    set: { [recorder] value throws(BusError) in
+                        try Self.update(recorder) { (defaults) throws(RecorderError) in
+                            defaults.skipsSilence = value.boolean!
+                        }
+                    }),
                 BusProperty("Directory", "s", changeSignal: .constant) { [recorder] in .string(recorder.directory.path) },
             ],
             signals: [
@@ -200,8 +209,10 @@ final class RecorderService: RecorderObserver {
     // MARK: RecorderObserver
 
     func recorder(_ recorder: Recorder, didChange properties: [RecorderProperty]) {
-        // Recording over our own playback would capture it through the speakers.
-        if properties.contains(.state), recorder.state == .recording { player.stop() }
+        // Recording over our own playback would capture it through the speakers (and a
+        // recording waiting for sound would start on it).
+        if properties.contains(.state), recorder.state == .recording || recorder.isWaitingForSound { player.stop() }
+        if properties.contains(.skipSilence) { player.skipsSilence = recorder.defaults.skipsSilence }
         announce(properties.map(\.rawValue))
         if properties.contains(.state) || properties.contains(.activeSource) { routes?.recorderChanged() }
         if properties.contains(.state) { session?.recorderStateChanged() }

@@ -60,7 +60,7 @@ let (service, library, watcher) = queue.sync {
         directory: locations.memoDirectory, trash: Trash(directory: locations.trashDirectory),
         cachePath: cacheDirectory + "/library.cache", server: server, player: player, queue: queue)
     library.filesInProgress = { recorder.filesInProgress }
-    library.isRecording = { [.recording, .paused, .interrupted].contains(recorder.state) }
+    library.isRecording = { [.recording, .paused, .interrupted].contains(recorder.state) || recorder.isWaitingForSound }
     // Created up front so it can be watched; a failure is reported again by Record.
     try? recorder.directory.prepare()
     recovered = CrashRecovery(directory: recorder.directory).recover()

@@ -28,6 +28,7 @@ final class RecorderBenchmark {
         try measureStartup()
         try measureLibrary()
         try measureIdle()
+        try measureWaitingCost()
         try measureRecordingCost()
         try measureLatency()
         try measureContinuity()

@@ -54,6 +54,17 @@ final class RecorderClient {
             member: MemberName("Set"), arguments: [.string(Self.interface.rawValue), .string(name), .variant(value)])
     }
 
+    /// Reads a property of the recorder, e.g. `State`.
+    func property(_ name: String) throws -> BusValue {
+        let reply = try calls.call(
+            destination: Self.busName, path: Self.path, interface: InterfaceName("org.freedesktop.DBus.Properties"),
+            member: MemberName("Get"), arguments: [.string(Self.interface.rawValue), .string(name)])
+        guard let value = reply.first?.variant else {
+            throw BenchmarkError.unexpected("Get \(name) answered \(reply)")
+        }
+        return value
+    }
+
     /// Waits for the next `RecordingFinished` and returns when it arrived.
     func waitForRecordingFinished(timeout: Duration = .seconds(10)) throws -> ContinuousClock.Instant {
         guard try finishedSignals.nextSignal(timeout: timeout) != nil else {

@@ -46,8 +46,8 @@ final class ContractTests: IntegrationTestCase {
         let expected = try members(of: "org.example.VoiceMemo", inXML: String(contentsOf: shippedXML, encoding: .utf8))
         XCTAssertEqual(try members(of: "org.example.VoiceMemo", inXML: live), expected)
         XCTAssertEqual(
-            expected.count, 11 + 7 + 14,
-            "9 methods, 7 signals, 12 properties of the contract, WatchLevels, UnwatchLevels, NotificationsEnabled and TrayEnabled")
+            expected.count, 11 + 7 + 15,
+            "9 methods, 7 signals, 12 properties of the contract, WatchLevels, UnwatchLevels, NotificationsEnabled, TrayEnabled and SkipSilence")
         for standard in ["org.freedesktop.DBus.Properties", "org.freedesktop.DBus.Introspectable", "org.freedesktop.DBus.Peer"] {
             XCTAssertTrue(live.contains("<interface name=\"\(standard)\">"), standard)
         }

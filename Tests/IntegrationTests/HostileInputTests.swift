@@ -24,7 +24,7 @@ final class HostileInputTests: RecorderTestCase {
     private struct Fuzzer {
         var random = SeededGenerator(seed: 0x5EED_2026)
         let keys = ["format", "sample-rate", "channels", "quality", "title", "source", "duration", "start-at",
-                    "stop-after-silence", "silence-threshold", "", "x"]
+                    "stop-after-silence", "silence-threshold", "start-on-sound", "sound-threshold", "pre-roll", "", "x"]
 
         mutating func string() -> String {
             switch Int.random(in: 0..<8, using: &random) {

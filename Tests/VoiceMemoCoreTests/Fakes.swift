@@ -16,11 +16,14 @@ final class FakeCapture: AudioCapture, @unchecked Sendable {
     private let hangSeconds: Double
     /// Told the frames of each read as it completes.
     private let onRead: @Sendable (Int) -> Void
+    /// Asked before each read whether it is sound (the ramp) or silence; nil: always sound.
+    private let isLoud: (@Sendable () -> Bool)?
 
     init(
         silentAfterReads: Int? = nil, failAfterReads: Int? = nil, hangAfterReads: Int? = nil, hangSeconds: Double = 3600,
-        onRead: @escaping @Sendable (Int) -> Void = { _ in }
+        isLoud: (@Sendable () -> Bool)? = nil, onRead: @escaping @Sendable (Int) -> Void = { _ in }
     ) {
+        self.isLoud = isLoud
         self.silentAfterReads = silentAfterReads
         self.failAfterReads = failAfterReads
         self.hangAfterReads = hangAfterReads
@@ -33,7 +36,7 @@ final class FakeCapture: AudioCapture, @unchecked Sendable {
         if reads == hangAfterReads { Thread.sleep(forTimeInterval: hangSeconds) }
         reads += 1
         if let failAfterReads, reads > failAfterReads { throw .audioServer("Connection terminated") }
-        let silent = silentAfterReads.map { reads > $0 } ?? false
+        let silent = (silentAfterReads.map { reads > $0 } ?? false) || isLoud?() == false
         let samples = buffer.bindMemory(to: Int16.self)
         for index in samples.indices {
             samples[index] = silent ? 0 : next
@@ -46,10 +49,16 @@ final class FakeCapture: AudioCapture, @unchecked Sendable {
 /// A file sink that keeps what was written in memory.
 final class FakeSink: AudioFileSink, @unchecked Sendable {
     private let state = Mutex<(frames: Int, closed: Bool, failAfter: Int?, syncedFrames: Int)>((0, false, nil, 0))
+    /// Every sample written, when the backend keeps them (mono 16-bit requests only).
+    private let keptSamples: Mutex<[Int16]>?
 
-    init(failAfterFrames: Int? = nil) {
+    init(failAfterFrames: Int? = nil, keepsSamples: Bool = false) {
+        keptSamples = keepsSamples ? Mutex([]) : nil
         state.withLock { $0.failAfter = failAfterFrames }
     }
+
+    /// The samples written so far (empty unless kept).
+    var samples: [Int16] { keptSamples?.withLock { $0 } ?? [] }
 
     var frames: Int { state.withLock { $0.frames } }
     var isClosed: Bool { state.withLock { $0.closed } }
@@ -64,6 +73,7 @@ final class FakeSink: AudioFileSink, @unchecked Sendable {
             return false
         }
         if failed { throw .storage("No space left on device") }
+        keptSamples?.withLock { $0.append(contentsOf: frames.bindMemory(to: Int16.self).prefix(frameCount)) }
     }
 
     func synchronize() throws(RecorderError) {
@@ -92,14 +102,19 @@ final class FakeBackend: RecordingBackend, @unchecked Sendable {
     let hangAfterReads: Int?
     let hangSeconds: Double
     let opens = Mutex(0)
+    /// Whether the microphone hears sound at each read, counted over every stream (a room
+    /// that goes on while streams come and go); nil: always sound.
+    let loudness: (@Sendable (Int) -> Bool)?
+    private let roomReads = Mutex(0)
     /// Frames every capture stream has delivered so far (the fakes record mono).
     let framesRead = Mutex(0)
 
     init(
         refuseCapture: Bool = false, failAfterFrames: Int? = nil, silentAfterReads: Int? = nil,
         loseServerAfterReads: Int? = nil, refusedReconnects: Int = 0, hangAfterReads: Int? = nil,
-        hangSeconds: Double = 3600
+        hangSeconds: Double = 3600, loudness: (@Sendable (Int) -> Bool)? = nil
     ) {
+        self.loudness = loudness
         self.refuseCapture = refuseCapture
         self.failAfterFrames = failAfterFrames
         self.silentAfterReads = silentAfterReads
@@ -113,7 +128,7 @@ final class FakeBackend: RecordingBackend, @unchecked Sendable {
         guard FileManager.default.createFile(atPath: path, contents: Data()) else {
             throw .storage("cannot create \(path)")
         }
-        let sink = FakeSink(failAfterFrames: failAfterFrames)
+        let sink = FakeSink(failAfterFrames: failAfterFrames, keepsSamples: loudness != nil)
         sinks.withLock { $0[path] = sink }
         creationTimes.withLock { $0[path] = Date().timeIntervalSince1970 }
         return sink
@@ -126,13 +141,23 @@ final class FakeBackend: RecordingBackend, @unchecked Sendable {
             return count
         }
         let onRead: @Sendable (Int) -> Void = { [self] frames in framesRead.withLock { $0 += frames } }
+        var isLoud: (@Sendable () -> Bool)?
+        if let loudness { isLoud = { @Sendable [self] in loudness(nextRoomRead()) } }
         if attempt == 1 {
             return FakeCapture(
                 silentAfterReads: silentAfterReads, failAfterReads: loseServerAfterReads, hangAfterReads: hangAfterReads,
-                hangSeconds: hangSeconds, onRead: onRead)
+                hangSeconds: hangSeconds, isLoud: isLoud, onRead: onRead)
         }
         if attempt - 1 <= refusedReconnects { throw .audioServer("Connection refused") }
-        return FakeCapture(silentAfterReads: silentAfterReads, onRead: onRead)
+        return FakeCapture(silentAfterReads: silentAfterReads, isLoud: isLoud, onRead: onRead)
+    }
+
+    /// The index of the next read in the room, over every stream.
+    private func nextRoomRead() -> Int {
+        roomReads.withLock { count -> Int in
+            defer { count += 1 }
+            return count
+        }
     }
 
     func sink(for memo: MemoReference) -> FakeSink? { sinks.withLock { $0[memo.path] } }

@@ -58,10 +58,44 @@ private final class GatedOutput: AudioPlayback, @unchecked Sendable {
     }
 }
 
+/// 1 s of sound, 4 s of digital silence, 1 s of sound at 1000 Hz; each sound sample tells its frame.
+private final class ToneGapToneSource: AudioFileSource, @unchecked Sendable {
+    let sampleRate: UInt32 = 1000
+    let channels: UInt32 = 1
+    private var next = 0
+
+    func read(into buffer: UnsafeMutableBufferPointer<Float>, frameCount count: Int) throws(RecorderError) -> Int {
+        let frames = min(count, 6000 - next)
+        for index in 0..<frames {
+            let frame = next + index
+            buffer[index] = (1000..<5000).contains(frame) ? 0 : 0.1 + Float(frame) / 10000
+        }
+        next += frames
+        return frames
+    }
+
+    func seek(toFrame frame: Int) throws(RecorderError) { next = frame }
+}
+
+/// An output that keeps what is written and calls `onWrite` before each write.
+private final class WatchedOutput: AudioPlayback, @unchecked Sendable {
+    let written = Mutex<[Float]>([])
+    var onWrite: @Sendable () -> Void = {}
+
+    func write(_ frames: UnsafeBufferPointer<Float>) throws(RecorderError) {
+        onWrite()
+        written.withLock { $0.append(contentsOf: frames) }
+    }
+
+    func drain() throws(RecorderError) {}
+    func flush() {}
+}
+
 private struct FakePlaybackBackend: PlaybackBackend {
     let output: any AudioPlayback & Sendable
+    var source: @Sendable () -> AudioFileSource = { CountingSource(seconds: 10) }
 
-    func openSource(path: String) throws(RecorderError) -> AudioFileSource { CountingSource(seconds: 10) }
+    func openSource(path: String) throws(RecorderError) -> AudioFileSource { source() }
     func openPlayback(sampleRate: UInt32, channels: UInt32) throws(RecorderError) -> AudioPlayback { output }
 }
 
@@ -128,5 +162,37 @@ struct MemoPlayerTests {
             player.resume()
             #expect(player.position >= held, "resumed: the position goes on from the frames written")
         }
+    }
+
+    @Test func skippingSilencePlaysTheEdgesAndThePositionStaysInTheMemosTime() async throws {
+        let queue = DispatchQueue(label: "player-test")
+        let output = WatchedOutput()
+        let player = MemoPlayer(
+            backend: FakePlaybackBackend(output: output, source: { ToneGapToneSource() }), queue: queue)
+        let positions = Mutex<[Double]>([])
+        output.onWrite = { positions.withLock { $0.append(queue.sync { player.position }) } }
+        let ended = Mutex<MemoPlayer.Ending?>(nil)
+        queue.sync {
+            player.onEnded = { _, ending in ended.withLock { $0 = ending } }
+            player.skipsSilence = true
+        }
+        try queue.sync { try player.play(MemoReference(id: "m", path: "/nonexistent")) }
+        let deadline = ContinuousClock.now + .seconds(5)
+        while ended.withLock({ $0 == nil }), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(ended.withLock { $0 } == .finished)
+        let written = output.written.withLock { $0 }
+        #expect(written.count == 2400, "1 s + 0.2 s + 0.2 s + 1 s")
+        // The first sound whole, then 0.2 s of silence, then the last 0.2 s of it, then the second sound whole.
+        #expect(written[0..<1000].enumerated().allSatisfy { $1 == 0.1 + Float($0) / 10000 })
+        #expect(written[1000..<1400].allSatisfy { $0 == 0 })
+        #expect(written[1400..<2400].enumerated().allSatisfy { $1 == 0.1 + Float(5000 + $0) / 10000 })
+        // Positions before each write: the memo's own time, jumping over the skipped 3.6 s.
+        let seen = positions.withLock { $0 }
+        #expect(seen.count == 120)
+        #expect(zip(seen, seen.dropFirst()).allSatisfy { $0 <= $1 })
+        #expect(seen[60] == 1.2 && seen[61] == 4.82, "after the first edge the next block is 4.8 s into the memo")
+        #expect(seen.last == 5.98)
     }
 }

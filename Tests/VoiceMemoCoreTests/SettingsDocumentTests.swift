@@ -40,6 +40,7 @@ struct SettingsDocumentTests {
         BadValue(key: "areNotificationsEnabled", json: "\"yes\"", says: "must be true or false"),
         BadValue(key: "resumeAfterSleep", json: "null", says: "must be true or false"),
         BadValue(key: "isTrayEnabled", json: "0", says: "must be true or false"),
+        BadValue(key: "skipsSilence", json: "\"on\"", says: "must be true or false"),
         BadValue(key: "reconnectTimeout", json: "1e300", says: "from 0 to a week"),
         BadValue(key: "reconnectTimeout", json: "-1", says: "got -1.0"),
         BadValue(key: "reconnectTimeout", json: "604801", says: "got 604801.0"),
@@ -51,7 +52,7 @@ struct SettingsDocumentTests {
     static let goodValues: [String: String] = [
         "format": "\"flac\"", "sampleRate": "44100", "channels": "2", "quality": "\"high\"", "source": "\"mic\"",
         "isMeteringEnabled": "true", "areNotificationsEnabled": "true", "reconnectTimeout": "5",
-        "resumeAfterSleep": "false", "isTrayEnabled": "false",
+        "resumeAfterSleep": "false", "isTrayEnabled": "false", "skipsSilence": "true",
     ]
 
     static func document(_ values: [String: String]) -> SettingsDocument {
@@ -71,6 +72,7 @@ struct SettingsDocumentTests {
         defaults.reconnectTimeout = 5
         defaults.resumeAfterSleep = false
         defaults.isTrayEnabled = false
+        defaults.skipsSilence = true
         return defaults
     }
 
@@ -116,6 +118,7 @@ struct SettingsDocumentTests {
         case "reconnectTimeout": expected.reconnectTimeout = RecorderDefaults().reconnectTimeout
         case "resumeAfterSleep": expected.resumeAfterSleep = RecorderDefaults().resumeAfterSleep
         case "isTrayEnabled": expected.isTrayEnabled = RecorderDefaults().isTrayEnabled
+        case "skipsSilence": expected.skipsSilence = RecorderDefaults().skipsSilence
         default: Issue.record("no such key \(bad.key)")
         }
         #expect(document.defaults == expected)

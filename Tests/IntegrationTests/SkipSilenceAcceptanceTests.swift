@@ -1,0 +1,98 @@
+import Bus
+import Foundation
+import IntegrationSupport
+import SoundFile
+import VoiceMemoCore
+import XCTest
+
+/// SkipSilence against the real daemon: a memo of 1 s tone, 4 s silence, 1 s tone is played
+/// and the speaker's monitor records what the output really sounded.
+final class SkipSilenceAcceptanceTests: RecorderTestCase {
+    private let rate = Stimulus.sampleRate
+
+    /// Writes a 48 kHz mono WAV memo of `samples` into the memo directory (written aside and
+    /// moved in, so the library reads it whole) and returns its object once announced.
+    private func addMemo(_ samples: [Int16], named name: String) throws -> ObjectPath {
+        let aside = fixture.session.root.appendingPathComponent(name)
+        var request = RecordingRequest(defaults: RecorderDefaults())
+        request.format = .wav
+        let writer = try SoundFileWriter(path: aside.path, request: request, tags: MemoTags(title: nil, date: "2026-12-01"))
+        try samples.withUnsafeBytes { try writer.write($0, frameCount: samples.count) }
+        try writer.close()
+        try FileManager.default.moveItem(at: aside, to: fixture.session.memoDirectory.appendingPathComponent(name))
+        let id = MemoNaming.memoID(forFileName: name)
+        let added = try recorder.waitForSignal("InterfacesAdded", timeout: .seconds(3)) {
+            $0.arguments.first?.objectPath?.rawValue.hasSuffix("/" + id) == true
+        }
+        return try XCTUnwrap(added.arguments.first?.objectPath)
+    }
+
+    /// The MPRIS position, in seconds.
+    private func mediaPlayerPosition() throws -> Double {
+        let output = try fixture.session.busctl([
+            "get-property", "org.mpris.MediaPlayer2.voicememo", "/org/mpris/MediaPlayer2", "org.mpris.MediaPlayer2.Player",
+            "Position",
+        ])
+        let micros = try XCTUnwrap(Double(output.stdout.split(separator: " ").last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""), output.stdout)
+        return micros / 1_000_000
+    }
+
+    /// The stretches of `heard` that sound (above 0.05 of full scale), joined across gaps
+    /// shorter than 50 ms (a sine's zero crossings), in seconds.
+    private func soundingStretches(_ heard: [Float]) -> [(start: Double, end: Double)] {
+        var stretches: [(start: Double, end: Double)] = []
+        let joinGap = rate / 20
+        for index in heard.indices where abs(heard[index]) > 0.05 {
+            let time = Double(index) / Double(rate)
+            if let last = stretches.last, index - Int(last.end * Double(rate)) <= joinGap {
+                stretches[stretches.count - 1].end = time
+            } else {
+                stretches.append((time, time))
+            }
+        }
+        return stretches
+    }
+
+    func testALongSilenceIsSkippedAndBothTonesAreHeardWhole() throws {
+        fixture.stimulus.stop()  // so the speaker carries only the playback
+        XCTAssertEqual(try recorder.property("SkipSilence").boolean, false, "off by default")
+        try recorder.setProperty("SkipSilence", .boolean(true))
+        let settings = try String(contentsOf: fixture.session.settingsDirectory.appendingPathComponent("settings.json"), encoding: .utf8)
+        XCTAssertTrue(settings.contains("\"skipsSilence\" : true") || settings.contains("\"skipsSilence\":true"), settings)
+
+        let tone = fixture.stimulus.samples  // 1 s
+        let memo = try addMemo(tone + [Int16](repeating: 0, count: 4 * rate) + tone, named: "tone-gap-tone.wav")
+        XCTAssertEqual(try recorder.memoProperty(memo, "Duration").double ?? 0, 6, accuracy: 0.01)
+
+        let speaker = try SourceRecording(from: AudioDevices.speaker + ".monitor", in: fixture.session)
+        defer { speaker.stop() }
+        // The monitor's stream runs before the first block plays: on PipeWire a monitor
+        // opened together with the playback can miss the output's first graph cycle.
+        _ = try speaker.waitForSamples(rate / 10)
+        let started = Date()
+        try recorder.callMemo(memo, "Play")
+        // In the second tone by the output's clock, 5 s or more into the memo by its own.
+        Thread.sleep(until: started.addingTimeInterval(1.9))
+        let position = try mediaPlayerPosition()
+        XCTAssertGreaterThan(position, 4.8, "MPRIS reports the memo's own time, past the skipped silence")
+        XCTAssertLessThan(position, 6.0)
+        let finished = try recorder.waitForSignal("PlaybackFinished", timeout: .seconds(8)) { $0.arguments.first?.objectPath == memo }
+        let elapsed = Date().timeIntervalSince(started)
+        XCTAssertEqual(finished.arguments.last?.boolean, true)
+        XCTAssertEqual(elapsed, 2.4, accuracy: 0.3, "the 6 s memo plays in about 2.4 s")
+
+        let heard = AudioAnalysis.normalized(speaker.samples)
+        let stretches = soundingStretches(heard)
+        XCTAssertEqual(stretches.count, 2, "two tones: \(stretches)")
+        guard stretches.count == 2 else { return }
+        for (index, stretch) in stretches.enumerated() {
+            XCTAssertEqual(stretch.end - stretch.start, 1.0, accuracy: 0.02, "tone \(index + 1) heard whole")
+            let start = Int(stretch.start * Double(rate)), end = Int(stretch.end * Double(rate))
+            let sound = Array(heard[start..<end])
+            XCTAssertEqual(AudioAnalysis.dominantFrequency(sound, sampleRate: rate), Stimulus.frequency, accuracy: 440 * 0.02)
+            XCTAssertEqual(AudioAnalysis.rmsDBFS(sound), fixture.stimulus.rmsDBFS, accuracy: 1)
+        }
+        XCTAssertEqual(stretches[1].start - stretches[0].end, 0.4, accuracy: 0.05, "0.2 s of silence kept at each edge")
+        XCTAssertEqual(stretches[1].end - stretches[0].start, 2.4, accuracy: 0.05, "at the sink: 1 + 0.4 + 1 s")
+    }
+}
