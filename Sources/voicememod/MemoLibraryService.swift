@@ -26,6 +26,8 @@ final class MemoLibraryService {
     var isRecording: () -> Bool = { false }
     /// Called on the queue after memos were added, removed, renamed or changed.
     var onChange: (() -> Void)?
+    /// Answers each memo's Peaks, from its own cache (not `library.json`).
+    var peaks: MemoPeaksService?
 
     init(
         directory: String, trash: Trash, cachePath: String, server: BusObjectServer, player: MemoPlayer,
@@ -49,6 +51,7 @@ final class MemoLibraryService {
             if let memo = files.inspect(status) { catalog.insert(memo) }
         }
         for memo in catalog.memos.values { export(memo, announce: false) }
+        peaks?.keepOnly(ids: Set(catalog.memos.keys))
         if !changes.removed.isEmpty || !changes.toRead.isEmpty { scheduleCacheSave() }
     }
 
@@ -119,6 +122,9 @@ final class MemoLibraryService {
                 BusMethod("DeletePermanently") { [weak self] call in
                     call.answer(Result { () throws(RecorderError) in try self?.delete(id: id, permanently: true); return [] })
                 },
+                BusMethod("Peaks", in: [BusArgument("count", "u")], out: [BusArgument("peaks", "ad")]) { [weak self] call in
+                    self?.peaks(id: id, count: call.arguments[0].uint32 ?? 0) { call.answer($0) }
+                },
             ],
             properties: [
                 BusProperty("Id", "s", changeSignal: .constant, get: value { .string($0.id) }),
@@ -153,6 +159,20 @@ final class MemoLibraryService {
             throw .busy("a memo is being recorded; Stop it before playing another")
         }
         try player.play(reference(id: id)!, paused: paused)
+    }
+
+    /// `Peaks`: `count` values, answered later (a memo not yet cached is decoded off the queue).
+    func peaks(id: String, count: UInt32, completion: @escaping (Result<[BusValue], RecorderError>) -> Void) {
+        do throws(RecorderError) {
+            let count = try Validation.peakCount(count, key: "count")
+            guard let reference = reference(id: id) else { throw .noSuchMemo("memo \(id) no longer exists") }
+            guard let peaks else { throw .unsupported("this daemon computes no peaks") }
+            peaks.peaks(id: id, path: reference.path, count: count) { result in
+                completion(result.map { [.array(elementSignature: "d", $0.map { .double($0) })] })
+            }
+        } catch {
+            completion(.failure(error))
+        }
     }
 
     /// Puts `title` into the file's tags and name; the id stays. Announces what changed.
@@ -211,6 +231,7 @@ final class MemoLibraryService {
     }
 
     private func removeMemo(id: String) {
+        peaks?.forget(id: id)
         catalog.remove(id: id)
         server.unexport(path(of: id))
     }

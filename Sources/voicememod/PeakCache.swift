@@ -1,0 +1,55 @@
+import FoundationEssentials
+import VoiceMemoCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Each memo's waveform peaks, one small file per memo (`<id>.peaks`, at most 8 KiB) in
+/// `peaks/` under the cache directory: kept out of the daemon's memory and out of
+/// `library.json`, read only when someone asks for that memo's peaks. Only a hint, like
+/// the library cache: a record whose memo changed since is computed again.
+///
+/// Used on the peaks queue only.
+struct PeakCache {
+    let directory: String
+
+    private func path(of id: String) -> String { directory + "/" + id + ".peaks" }
+
+    /// The record kept for memo `id`, if there is a readable one.
+    func record(for id: String) -> PeakCacheRecord? {
+        let descriptor = open(path(of: id), O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        // One read more than the largest record, to tell an oversized file.
+        var bytes = [UInt8](repeating: 0, count: 44 + 2 * PeakBins.maximumCount + 1)
+        let count = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+        guard count > 0 else { return nil }
+        return PeakCacheRecord(decoding: Array(bytes[0..<count]))
+    }
+
+    /// Keeps `record` for memo `id`; failure only costs a later call a decode, so it is logged.
+    func save(_ record: PeakCacheRecord, for id: String) {
+        do {
+            try FileManager.default.createDirectory(
+                atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try Data(record.encoded).write(to: URL(filePath: path(of: id)), options: .atomic)
+        } catch {
+            fputs("voicememod: cannot save the peaks of \(id) in \(directory): \(error)\n", stderr)
+        }
+    }
+
+    /// Forgets memo `id` (deleted or gone).
+    func remove(id: String) {
+        unlink(path(of: id))
+    }
+
+    /// Removes the records of memos that are no longer in the library (deleted while the
+    /// daemon was not running).
+    func removeAll(except ids: Set<String>) {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
+        for name in names where name.hasSuffix(".peaks") && !ids.contains(String(name.dropLast(6))) {
+            unlink(directory + "/" + name)
+        }
+    }
+}
