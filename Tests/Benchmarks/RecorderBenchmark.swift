@@ -24,6 +24,7 @@ final class RecorderBenchmark {
     /// Measures every figure, in an order where no measurement disturbs the next.
     func run() throws -> BenchmarkTable {
         try measureStartup()
+        try measurePeaks()
         try measureIdle()
         try measureRecordingCost()
         try measureLatency()
