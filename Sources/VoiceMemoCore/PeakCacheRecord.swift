@@ -47,26 +47,30 @@ public struct PeakCacheRecord: Equatable, Sendable {
     /// Reads a record; nil for anything but a whole record of this version (a cache entry
     /// that does not read is computed again, never trusted).
     public init?(decoding bytes: [UInt8]) {
-        guard bytes.count >= Self.headerSize, Array(bytes[0..<4]) == Self.magic else { return nil }
-        var offset = 4
-        func read<Value: FixedWidthInteger>(_: Value.Type) -> Value {
-            var value = Value.zero
-            withUnsafeMutableBytes(of: &value) { $0.copyBytes(from: bytes[offset..<(offset + MemoryLayout<Value>.size)]) }
-            offset += MemoryLayout<Value>.size
-            return Value(littleEndian: value)
+        guard let record = bytes.withUnsafeBytes({ Self(decoding: $0) }) else { return nil }
+        self = record
+    }
+
+    /// As `init(decoding:)`, from raw bytes (a read buffer, without copying it first).
+    public init?(decoding bytes: UnsafeRawBufferPointer) {
+        guard bytes.count >= Self.headerSize, bytes.prefix(4).elementsEqual(Self.magic) else { return nil }
+        func read<Value: FixedWidthInteger>(_: Value.Type, at offset: Int) -> Value {
+            Value(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: Value.self))
         }
-        guard read(UInt32.self) == Self.version else { return nil }
-        let size = read(UInt64.self)
-        let modified = read(Int64.self)
-        let frameCount = read(UInt64.self)
-        let framesPerBin = read(UInt64.self)
-        let count = read(UInt32.self)
+        guard read(UInt32.self, at: 4) == Self.version else { return nil }
+        let frameCount = read(UInt64.self, at: 24)
+        let framesPerBin = read(UInt64.self, at: 32)
+        let count = read(UInt32.self, at: 40)
         guard count <= PeakBins.maximumCount, frameCount <= UInt64(Int.max / PeakBins.maximumCount),
             (1...UInt64(Int.max)).contains(framesPerBin), bytes.count == Self.headerSize + 2 * Int(count)
         else { return nil }
-        let values = (0..<Int(count)).map { _ in read(UInt16.self) }
+        // Read at once, bin by bin: this runs for every memo a panel draws.
+        let values = [UInt16](unsafeUninitializedCapacity: Int(count)) { buffer, initialized in
+            for index in 0..<Int(count) { buffer[index] = read(UInt16.self, at: Self.headerSize + 2 * index) }
+            initialized = Int(count)
+        }
         self.init(
-            size: size, modified: modified,
+            size: read(UInt64.self, at: 8), modified: read(Int64.self, at: 16),
             bins: PeakBins(frameCount: Int(frameCount), framesPerBin: Int(framesPerBin), values: values))
     }
 }

@@ -21,11 +21,12 @@ struct PeakCache {
         let descriptor = open(path(of: id), O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
-        // One read more than the largest record, to tell an oversized file.
-        var bytes = [UInt8](repeating: 0, count: 44 + 2 * PeakBins.maximumCount + 1)
-        let count = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+        // One byte more than the largest record, to tell an oversized file.
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 44 + 2 * PeakBins.maximumCount + 1, alignment: 8)
+        defer { buffer.deallocate() }
+        let count = read(descriptor, buffer.baseAddress, buffer.count)
         guard count > 0 else { return nil }
-        return PeakCacheRecord(decoding: Array(bytes[0..<count]))
+        return PeakCacheRecord(decoding: UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
     }
 
     /// Keeps `record` for memo `id`; failure only costs a later call a decode, so it is logged.

@@ -33,19 +33,25 @@ extension RecorderBenchmark {
         guard decodes() == ids.count else {
             throw BenchmarkError.unexpected("the cached pass decoded \(decodes() - ids.count) files")
         }
+        // The bus alone: the same number of calls, each reading one property.
+        let baseline = try callEvery(ids, interface: "org.freedesktop.DBus.Properties", member: "Get",
+            arguments: [.string("org.example.VoiceMemo.Memo"), .string("Id")]) { id, reply in
+            reply.first?.variant?.string == id ? nil : "Id of \(id) is \(reply)"
+        }
 
         let limit = Self.peaksLimit
         table.beginSection("Waveforms: Peaks(\(Self.peaksCount)) of every one of \(plan.memoCount) memos (ms)")
         table.add(.init(figure: "every memo decoded (cold)", voicememod: cold.milliseconds))
+        table.add(.init(figure: "the bus alone: Get(Id) of every memo", voicememod: baseline.milliseconds))
         table.add(
             .init(
                 figure: Self.peaksFigure, voicememod: warm.milliseconds, target: "< \(Int(limit))",
                 isMet: warm.milliseconds < limit))
         table.notes.append(
             String(
-                format: "peaks: %d memos × Peaks(%d), %d calls in flight: %.0f ms decoding each file, %.0f ms from the cache (%.1f µs a memo)",
+                format: "peaks: %d memos × Peaks(%d), %d calls in flight: %.0f ms decoding each file, %.0f ms from the cache (%.1f µs a memo; the bus alone, Get(Id) of each, %.0f ms)",
                 plan.memoCount, Self.peaksCount, Self.peaksCallsInFlight, cold.milliseconds, warm.milliseconds,
-                warm.milliseconds * 1000 / Double(plan.memoCount)))
+                warm.milliseconds * 1000 / Double(plan.memoCount), baseline.milliseconds))
     }
 
     /// The figure's name, for the test that checks it.
@@ -61,41 +67,66 @@ extension RecorderBenchmark {
     /// `peaksCallsInFlight` calls outstanding; how long all the answers took. Throws on any
     /// answer that is not `count` values in 0…1, all 0 (the memos are silence).
     private func peaksOfEvery(_ ids: [String], count: UInt32) throws -> Duration {
+        try callEvery(ids, interface: "org.example.VoiceMemo.Memo", member: "Peaks", arguments: [.uint32(count)]) { id, reply in
+            let values = reply.first?.array?.compactMap(\.double) ?? []
+            return values.count == Int(count) && values.allSatisfy { $0 == 0 }
+                ? nil : "\(id): \(values.count) values, max \(values.max() ?? -1)"
+        }
+    }
+
+    /// Calls `member` on each memo in `ids` over one connection, keeping
+    /// `peaksCallsInFlight` calls outstanding; how long all the answers took. `check` says
+    /// what is wrong with an answer, if anything; any error or wrong answer throws.
+    private func callEvery(
+        _ ids: [String], interface: String, member: String, arguments: [BusValue],
+        check: @escaping (String, [BusValue]) -> String?
+    ) throws -> Duration {
         let connection = try BusConnection.connect(address: fixture.session.busAddress)
         let queue = DispatchQueue(label: "bench-peaks")
         connection.attach(to: queue) {}
-        let run = PeaksRun(ids: ids, count: count, connection: connection)
+        let run = CallRun(
+            ids: ids, interface: InterfaceName(interface), member: MemberName(member), arguments: arguments,
+            connection: connection, check: check)
         let started = clock.now
         queue.async {
             for _ in 0..<min(Self.peaksCallsInFlight, ids.count) { run.sendNext() }
         }
         guard run.done.wait(timeout: .now() + .seconds(600)) == .success else {
-            throw BenchmarkError.unexpected("Peaks of \(ids.count) memos did not all answer within 600 s")
+            throw BenchmarkError.unexpected("\(member) of \(ids.count) memos did not all answer within 600 s")
         }
         let elapsed = clock.now - started
         let problems = queue.sync { run.failures }
         guard problems.isEmpty else {
-            throw BenchmarkError.unexpected("\(problems.count) wrong Peaks answers, e.g. \(problems.prefix(3))")
+            throw BenchmarkError.unexpected("\(problems.count) wrong \(member) answers, e.g. \(problems.prefix(3))")
         }
         return elapsed
     }
 }
 
-/// One pass of Peaks calls: each answer sends the next call. Used on the connection's
-/// queue only (hence unchecked); `done` is signalled there once every memo answered.
-private final class PeaksRun: @unchecked Sendable {
+/// One pass of calls, one per memo: each answer sends the next call. Used on the
+/// connection's queue only (hence unchecked); `done` is signalled there once every memo answered.
+private final class CallRun: @unchecked Sendable {
     let ids: [String]
-    let count: UInt32
+    let interface: InterfaceName
+    let member: MemberName
+    let arguments: [BusValue]
     let connection: BusConnection
+    let check: (String, [BusValue]) -> String?
     let done = DispatchSemaphore(value: 0)
     private(set) var failures: [String] = []
     private var sent = 0
     private var answered = 0
 
-    init(ids: [String], count: UInt32, connection: BusConnection) {
+    init(
+        ids: [String], interface: InterfaceName, member: MemberName, arguments: [BusValue], connection: BusConnection,
+        check: @escaping (String, [BusValue]) -> String?
+    ) {
         self.ids = ids
-        self.count = count
+        self.interface = interface
+        self.member = member
+        self.arguments = arguments
         self.connection = connection
+        self.check = check
     }
 
     func sendNext() {
@@ -103,16 +134,12 @@ private final class PeaksRun: @unchecked Sendable {
         sent += 1
         connection.call(
             destination: BusName(Daemon.busName), path: ObjectPath("/org/example/VoiceMemo/Memo/\(id)"),
-            interface: InterfaceName("org.example.VoiceMemo.Memo"), member: MemberName("Peaks"),
-            arguments: [.uint32(count)]
+            interface: interface, member: member, arguments: arguments
         ) { [self] result in
             answered += 1
             switch result {
             case .success(let reply):
-                let values = reply.first?.array?.compactMap(\.double) ?? []
-                if values.count != Int(count) || values.contains(where: { $0 != 0 }) {
-                    failures.append("\(id): \(values.count) values, max \(values.max() ?? -1)")
-                }
+                if let failure = check(id, reply) { failures.append(failure) }
             case .failure(let error):
                 failures.append("\(id): \(error.name.rawValue) \(error.message)")
             }
