@@ -10,9 +10,11 @@ import VoiceMemoCore
 /// the peaks were computed from, otherwise by decoding the file once (at the base
 /// resolution every count is derived from) and caching the result.
 ///
-/// Decoding a long memo takes a while, so all of it, cache reads included, runs on a serial
-/// queue of its own; answers are delivered on the daemon's queue. Serial: two calls for a
-/// memo not yet cached decode it once.
+/// A cached answer (a `stat` and one read of at most 8 KiB) is given at once on the daemon's
+/// queue: a panel drawing a whole library asks thousands. Decoding a long memo takes a
+/// while, so it runs on a serial queue of its own and the answer follows on the daemon's
+/// queue. Serial, and checking the cache again first: two calls for a memo not yet cached
+/// decode it once.
 final class MemoPeaksService {
     private let cache: PeakCache
     private let work = DispatchQueue(label: "voicememod.peaks")
@@ -30,6 +32,12 @@ final class MemoPeaksService {
     func peaks(
         id: String, path: String, count: Int, completion: @escaping (Result<[Double], RecorderError>) -> Void
     ) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        do throws(RecorderError) {
+            if let bins = try cachedBins(id: id, path: path).bins { return completion(.success(bins.peaks(count: count))) }
+        } catch {
+            return completion(.failure(error))
+        }
         work.async { [self] in
             let result = Result { () throws(RecorderError) in try bins(id: id, path: path).peaks(count: count) }
             queue.async { completion(result) }
@@ -46,12 +54,20 @@ final class MemoPeaksService {
         work.async { [cache] in cache.removeAll(except: ids) }
     }
 
-    private func bins(id: String, path: String) throws(RecorderError) -> PeakBins {
+    /// The cached bins of the file as it is now, if any, and the file's size and mtime.
+    private func cachedBins(id: String, path: String) throws(RecorderError) -> (bins: PeakBins?, size: UInt64, modified: Int64) {
         var info = stat()
         guard stat(path, &info) == 0 else { throw .noSuchMemo("memo \(id) no longer exists (its file \(path) is gone)") }
         let size = UInt64(info.st_size)
         let modified = Int64(info.st_mtim.tv_sec) * 1_000_000 + Int64(info.st_mtim.tv_nsec) / 1000
-        if let record = cache.record(for: id), record.matches(size: size, modified: modified) { return record.bins }
+        let record = cache.record(for: id).flatMap { $0.matches(size: size, modified: modified) ? $0 : nil }
+        return (record?.bins, size, modified)
+    }
+
+    /// On the peaks queue: the cached bins, or the file decoded and cached.
+    private func bins(id: String, path: String) throws(RecorderError) -> PeakBins {
+        let (cached, size, modified) = try cachedBins(id: id, path: path)
+        if let cached { return cached }
         let bins = try Self.decode(path)
         if logsDecoding { fputs("voicememod: peaks computed for \(id) from file\n", stderr) }
         cache.save(PeakCacheRecord(size: size, modified: modified, bins: bins), for: id)

@@ -10,7 +10,8 @@ import VoiceMemoCore
 /// `library.json`, read only when someone asks for that memo's peaks. Only a hint, like
 /// the library cache: a record whose memo changed since is computed again.
 ///
-/// Used on the peaks queue only.
+/// Stateless: read on the daemon's queue, written on the peaks queue (a record is replaced
+/// by a rename, so a reader sees the old or the new one whole).
 struct PeakCache {
     let directory: String
 
