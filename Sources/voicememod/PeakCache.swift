@@ -30,14 +30,31 @@ struct PeakCache {
         return PeakCacheRecord(decoding: UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
     }
 
-    /// Keeps `record` for memo `id`; failure only costs a later call a decode, so it is logged.
+    /// Keeps `record` for memo `id`, written aside and renamed into place so a reader sees
+    /// a whole record. No fsync: a record lost to a crash is only decoded again, and a
+    /// panel drawing a new library would otherwise wait on the disk once per memo. Failure
+    /// only costs a later call a decode, so it is logged.
     func save(_ record: PeakCacheRecord, for id: String) {
         do {
             try FileManager.default.createDirectory(
                 atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            try Data(record.encoded).write(to: URL(filePath: path(of: id)), options: .atomic)
         } catch {
-            fputs("voicememod: cannot save the peaks of \(id) in \(directory): \(error)\n", stderr)
+            fputs("voicememod: cannot create the peaks cache \(directory): \(error)\n", stderr)
+            return
+        }
+        let (path, temporary) = (path(of: id), directory + "/." + id + ".peaks.new")
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            fputs("voicememod: cannot save the peaks of \(id) in \(directory): \(String(cString: strerror(errno)))\n", stderr)
+            return
+        }
+        let bytes = record.encoded
+        let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        let closed = close(descriptor)
+        guard written == bytes.count, closed == 0, rename(temporary, path) == 0 else {
+            fputs("voicememod: cannot save the peaks of \(id) in \(directory): \(String(cString: strerror(errno)))\n", stderr)
+            unlink(temporary)
+            return
         }
     }
 
@@ -50,8 +67,10 @@ struct PeakCache {
     /// daemon was not running).
     func removeAll(except ids: Set<String>) {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
-        for name in names where name.hasSuffix(".peaks") && !ids.contains(String(name.dropLast(6))) {
-            unlink(directory + "/" + name)
+        for name in names {
+            // A record some crash left half written goes too.
+            let isStale = name.hasSuffix(".peaks") ? !ids.contains(String(name.dropLast(6))) : name.hasSuffix(".peaks.new")
+            if isStale { unlink(directory + "/" + name) }
         }
     }
 }

@@ -34,7 +34,7 @@ struct BenchmarkPlan {
     /// A pass with tiny durations, for `make test`.
     static let smoke = BenchmarkPlan(
         cpuWindow: .seconds(1), cpuRuns: 1, latencyRuns: 3, latencyRecording: .milliseconds(100), startRuns: 1,
-        memoCount: 10_000, idleWindow: .seconds(1), workerLinger: 0, continuityRecording: .seconds(2),
+        memoCount: 100, idleWindow: .seconds(1), workerLinger: 0, continuityRecording: .seconds(2),
         callerRuns: 200)
 
     /// `full` when `VOICEMEMO_BENCH=full` (as `make bench` sets), otherwise `smoke`.

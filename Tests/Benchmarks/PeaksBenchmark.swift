@@ -61,7 +61,7 @@ extension RecorderBenchmark {
     /// The target for 10,000 memos from the cache (issue 18).
     static let peaksLimit = 1000.0
     /// Calls kept outstanding, as an asynchronous client (a panel applet) keeps them.
-    static let peaksCallsInFlight = 32
+    static let peaksCallsInFlight = 128
 
     /// Asks each memo in `ids` for `count` peaks over one connection, keeping
     /// `peaksCallsInFlight` calls outstanding; how long all the answers took. Throws on any
