@@ -34,7 +34,7 @@ extension BusObjectServer {
             throw .unknownMethod("Interface '\(InterfaceName.objectManager)' has no method '\(member)'")
         }
         try requireSignature("", of: message, method: "GetManagedObjects")
-        let entries = objects.filter { $0.key.isDescendant(of: path) }.sorted { $0.key.rawValue < $1.key.rawValue }.map {
+        let entries = objects.filter { $0.key.isDescendant(of: path) && !unlisted.contains($0.key) }.sorted { $0.key.rawValue < $1.key.rawValue }.map {
             BusDictionaryEntry(key: .objectPath($0.key), value: interfacesAndProperties($0.value))
         }
         answer(message, with: [.dictionary(keySignature: "o", valueSignature: "a{sa{sv}}", entries)])

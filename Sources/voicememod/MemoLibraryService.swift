@@ -82,6 +82,40 @@ final class MemoLibraryService {
         }
     }
 
+    /// The memo being recorded, whose object answers Peaks only, unlisted.
+    private var recording: MemoReference?
+
+    /// Follows the recorder's open memo: while one is recorded, its object (CurrentMemo)
+    /// answers `Peaks` from what is written so far, without being one of the library's
+    /// memos (not in GetManagedObjects, no properties). Once finished, `refresh()` exports
+    /// it as a memo in its place, announced; a cancelled one just goes.
+    func showRecording(_ memo: MemoReference?) {
+        guard memo?.id != recording?.id else { return }
+        if let previous = recording, catalog[previous.id] == nil { server.unexport(path(of: previous.id)) }
+        recording = memo
+        guard let memo, catalog[memo.id] == nil else { return }
+        let peaks = BusMethod("Peaks", in: [BusArgument("count", "u")], out: [BusArgument("peaks", "ad")]) {
+            [weak self] call in
+            self?.peaksSoFar(of: memo, count: call.arguments[0].uint32 ?? 0) { call.answer($0) }
+        }
+        server.export(path(of: memo.id), interfaces: [BusInterface(name: Contract.memoInterface, methods: [peaks])], listed: false)
+    }
+
+    /// `Peaks` of the memo being recorded: its file as written so far, decoded every time.
+    private func peaksSoFar(
+        of memo: MemoReference, count: UInt32, completion: @escaping (Result<[BusValue], RecorderError>) -> Void
+    ) {
+        do throws(RecorderError) {
+            let count = try Validation.peakCount(count, key: "count")
+            guard let peaks else { throw .unsupported("this daemon computes no peaks") }
+            peaks.peaksSoFar(id: memo.id, path: memo.path, count: count) { result in
+                completion(result.map { [.array(elementSignature: "d", $0.map { .double($0) })] })
+            }
+        } catch {
+            completion(.failure(error))
+        }
+    }
+
     /// Memo ids newest first, as `voicememo list` and MPRIS Next/Previous go.
     var idsNewestFirst: [String] { catalog.newestFirst.map(\.id) }
 

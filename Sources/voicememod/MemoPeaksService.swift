@@ -44,6 +44,23 @@ final class MemoPeaksService {
         }
     }
 
+    /// `count` peaks of the memo being recorded into `path`: what the file holds so far
+    /// (the recorder brings it up to date on disk every second), decoded every time and
+    /// never cached, since it grows. A file with no audio readable yet (a scheduled memo,
+    /// or the first second of one) is silence so far: all zeros.
+    func peaksSoFar(
+        id: String, path: String, count: Int, completion: @escaping (Result<[Double], RecorderError>) -> Void
+    ) {
+        work.async { [self] in
+            let result = Result { () throws(RecorderError) in
+                let bins = (try? Self.decode(path)) ?? PeakBins(frameCount: 0, framesPerBin: 1, values: [])
+                if logsDecoding { fputs("voicememod: peaks computed for \(id) from the file being recorded\n", stderr) }
+                return bins.peaks(count: count)
+            }
+            queue.async { completion(result) }
+        }
+    }
+
     /// Forgets the peaks of a memo that left the library.
     func forget(id: String) {
         work.async { [cache] in cache.remove(id: id) }

@@ -193,6 +193,7 @@ final class RecorderService: RecorderObserver {
         // Recording over our own playback would capture it through the speakers.
         if properties.contains(.state), recorder.state == .recording { player.stop() }
         announce(properties.map(\.rawValue))
+        if properties.contains(.currentMemo) { library.showRecording(recorder.currentMemo) }
         if properties.contains(.state) || properties.contains(.activeSource) { routes?.recorderChanged() }
         if properties.contains(.state) { session?.recorderStateChanged() }
     }

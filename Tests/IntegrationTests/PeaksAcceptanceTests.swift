@@ -100,6 +100,51 @@ final class PeaksAcceptanceTests: RecorderTestCase {
         }
     }
 
+    // The memo being recorded answers from what is written so far, and is no library memo
+    // until it is finished (then it is announced as usual).
+    func testTheMemoBeingRecordedAnswersFromWhatIsWrittenSoFar() throws {
+        for format in ["wav", "opus"] {
+            let memo = try recorder.recordWithOptions(["format": .string(format)])
+            try waitUntil("2.5 s of \(format) are recorded", timeout: .seconds(15)) { try self.seconds("CurrentTime") >= 2.5 }
+            let values = try peaks(memo, 10)
+            XCTAssertEqual(values.count, 10)
+            // The file on disk is brought up to date every second: at least the first
+            // 1.5 s of tone (at half scale) are there, all loud.
+            XCTAssertTrue(values.allSatisfy { $0 >= 0.45 && $0 <= 0.55 }, "\(format): \(values)")
+            XCTAssertNil(try recorder.managedMemos()[memo], "a memo being recorded is not listed")
+            XCTAssertThrowsError(try recorder.callMemo(memo, "Play"), "it answers Peaks only") { error in
+                XCTAssertEqual((error as? BusError)?.name.rawValue, "org.freedesktop.DBus.Error.UnknownMethod")
+            }
+            do {
+                _ = try recorder.callMemo(memo, "Peaks", [.uint32(0)])
+                XCTFail("Peaks(0) of the memo being recorded answered")
+            } catch let error as BusError {
+                XCTAssertEqual(error.name.rawValue, "org.example.VoiceMemo.Error.InvalidArgument")
+            }
+            XCTAssertEqual(try recorder.call("Stop").first?.objectPath, memo)
+            try recorder.waitForSignal("RecordingFinished") { $0.arguments.first?.objectPath == memo }
+            try recorder.waitForSignal("InterfacesAdded") { $0.arguments.first?.objectPath == memo }
+            XCTAssertNotNil(try recorder.managedMemos()[memo], "listed once finished")
+            XCTAssertTrue(try peaks(memo, 10).allSatisfy { $0 >= 0.45 }, format)
+        }
+        // A cancelled recording's object goes with it.
+        let cancelled = try recorder.recordWithOptions(["format": .string("wav")])
+        XCTAssertEqual(try peaks(cancelled, 3).count, 3)
+        try recorder.call("Cancel")
+        do {
+            _ = try recorder.callMemo(cancelled, "Peaks", [.uint32(3)])
+            XCTFail("the cancelled memo still answers")
+        } catch let error as BusError {
+            XCTAssertEqual(error.name.rawValue, "org.freedesktop.DBus.Error.UnknownObject")
+        }
+        try recorder.drainSignals()
+        XCTAssertFalse(
+            recorder.received.contains {
+                ["InterfacesAdded", "InterfacesRemoved"].contains($0.member.rawValue) && $0.arguments.first?.objectPath == cancelled
+            },
+            "nothing announced for a cancelled memo")
+    }
+
     func testCountsOutsideOneTo4096AreRefusedWithTheContractsError() throws {
         let memo = try recorder.recordWithOptions(["format": .string("flac"), "duration": .double(0.5)])
         try recorder.waitForSignal("RecordingFinished", timeout: .seconds(6)) { $0.arguments.first?.objectPath == memo }
