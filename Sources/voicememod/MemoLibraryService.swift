@@ -94,8 +94,7 @@ final class MemoLibraryService {
         if let previous = recording, catalog[previous.id] == nil { server.unexport(path(of: previous.id)) }
         recording = memo
         guard let memo, catalog[memo.id] == nil else { return }
-        let peaks = BusMethod("Peaks", in: [BusArgument("count", "u")], out: [BusArgument("peaks", "ad")]) {
-            [weak self] call in
+        let peaks = BusMethod("Peaks", in: Self.peaksIn, out: Self.peaksOut) { [weak self] call in
             self?.peaksSoFar(of: memo, count: call.arguments[0].uint32 ?? 0) { call.answer($0) }
         }
         server.export(path(of: memo.id), interfaces: [BusInterface(name: Contract.memoInterface, methods: [peaks])], listed: false)
@@ -156,7 +155,7 @@ final class MemoLibraryService {
                 BusMethod("DeletePermanently") { [weak self] call in
                     call.answer(Result { () throws(RecorderError) in try self?.delete(id: id, permanently: true); return [] })
                 },
-                BusMethod("Peaks", in: [BusArgument("count", "u")], out: [BusArgument("peaks", "ad")]) { [weak self] call in
+                BusMethod("Peaks", in: Self.peaksIn, out: Self.peaksOut) { [weak self] call in
                     self?.peaks(id: id, count: call.arguments[0].uint32 ?? 0) { call.answer($0) }
                 },
             ],
@@ -194,6 +193,10 @@ final class MemoLibraryService {
         }
         try player.play(reference(id: id)!, paused: paused)
     }
+
+    /// Peaks's arguments, one copy for every memo object (arrays are shared until written).
+    private static let peaksIn = [BusArgument("count", "u")]
+    private static let peaksOut = [BusArgument("peaks", "ad")]
 
     /// `Peaks`: `count` values, answered later (a memo not yet cached is decoded off the queue).
     func peaks(id: String, count: UInt32, completion: @escaping (Result<[BusValue], RecorderError>) -> Void) {
