@@ -17,6 +17,8 @@ public final class BusObjectServer {
     var families: [ObjectPath: BusObjectFamily] = [:]
     /// Paths that serve org.freedesktop.DBus.ObjectManager for the objects below them.
     var managers: Set<ObjectPath> = []
+    /// Exported objects their object manager neither lists nor announces (see `export`).
+    var unlisted: Set<ObjectPath> = []
     /// When set, only connections of this Unix user may call; others get AccessDenied. A
     /// session bus carries one user, but a misconfigured or shared one may not. Each
     /// caller's user is asked of the bus once, without blocking the queue.
@@ -78,23 +80,32 @@ public final class BusObjectServer {
     /// Exports `interfaces` at `path`, replacing whatever was exported there. Below an
     /// object manager, interfaces new at `path` are announced with InterfacesAdded unless
     /// `announce` is false (objects exported at start-up, before anyone can be listening).
-    public func export(_ path: ObjectPath, interfaces: [BusInterface], announce: Bool = true) {
+    /// An object exported with `listed` false answers calls but is not one of the manager's
+    /// objects (not in GetManagedObjects, never announced) until exported again listed,
+    /// which announces all its interfaces: a memo still being recorded.
+    public func export(_ path: ObjectPath, interfaces: [BusInterface], announce: Bool = true, listed: Bool = true) {
         dispatchPrecondition(condition: .onQueue(queue))
         let names = interfaces.map(\.name)
         precondition(Set(names).count == names.count, "duplicate interface exported at \(path)")
         precondition(
             !names.contains { [.properties, .introspectable, .peer, .objectManager].contains($0) },
             "standard interfaces are provided by the server, not exported")
-        let previous = Set((objects[path] ?? []).map(\.name))
+        let wasListed = unlisted.remove(path) == nil
+        let previous = wasListed ? Set((objects[path] ?? []).map(\.name)) : []
         objects[path] = interfaces
+        guard listed else {
+            unlisted.insert(path)
+            return
+        }
         if announce { announceAdded(interfaces.filter { !previous.contains($0.name) }, at: path) }
     }
 
     /// Stops exporting `path`; calls to it then fail with UnknownObject. Below an object
-    /// manager, its interfaces are announced with InterfacesRemoved.
+    /// manager, its interfaces are announced with InterfacesRemoved (unless it was unlisted).
     public func unexport(_ path: ObjectPath) {
         dispatchPrecondition(condition: .onQueue(queue))
         guard let removed = objects.removeValue(forKey: path) else { return }
+        guard unlisted.remove(path) == nil else { return }
         announceRemoved(removed, at: path)
     }
 

@@ -88,6 +88,17 @@ public enum Validation {
         return seconds
     }
 
+    /// How many values `Peaks` returns at most (and at least 1).
+    public static let peakCounts: ClosedRange<UInt32> = 1...UInt32(PeakBins.maximumCount)
+
+    public static func peakCount(_ count: UInt32, key: String) throws(RecorderError) -> Int {
+        guard peakCounts.contains(count) else {
+            throw .invalidArgument(
+                "'\(key)' must be from \(peakCounts.lowerBound) to \(peakCounts.upperBound) (values to draw, one per slice of the memo); got \(count)")
+        }
+        return Int(count)
+    }
+
     /// Longest wait for a lost audio server: a week, like `duration`; 0 gives up at once.
     public static let reconnectTimeouts: ClosedRange<Double> = 0...(7 * 24 * 3600)
 

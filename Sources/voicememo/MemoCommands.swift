@@ -1,5 +1,10 @@
 import Bus
 import FoundationEssentials
+import VoiceMemoCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A memo as `GetManagedObjects` describes it.
 struct MemoListing: Codable {
@@ -49,11 +54,18 @@ extension RecorderClient {
         return matches[0]
     }
 
-    /// Calls a memo's method.
-    func callMemo(_ memo: MemoListing, _ member: String, _ arguments: [BusValue] = []) throws(BusError) {
-        _ = try connection.call(
+    /// Calls a memo's method; its reply.
+    @discardableResult
+    func callMemo(_ memo: MemoListing, _ member: String, _ arguments: [BusValue] = []) throws(BusError) -> [BusValue] {
+        try connection.call(
             destination: Self.busName, path: Self.path.appending("Memo").appending(memo.id),
             interface: InterfaceName(Self.memoInterface), member: MemberName(member), arguments: arguments)
+    }
+
+    /// The memo's waveform: `count` peaks, 0…1.
+    func peaks(of memo: MemoListing, count: Int) throws(BusError) -> [Double] {
+        let reply = try callMemo(memo, "Peaks", [.uint32(UInt32(count))])
+        return reply.first?.array?.compactMap(\.double) ?? []
     }
 }
 
@@ -77,11 +89,25 @@ struct List: Subcommand {
             print(String(decoding: try! encoder.encode(memos), as: UTF8.self))
             return
         }
+        // A waveform only for eyes: scripts reading a pipe get the columns they always had.
+        let drawsWaveforms = isatty(STDOUT_FILENO) == 1
         for memo in memos {
             let date = Date(timeIntervalSince1970: Double(memo.created) / 1_000_000).formatted(.iso8601)
             let title = memo.title.isEmpty ? "(untitled)" : memo.title
-            print("\(memo.id)  \(date)  \(Status.clock(memo.duration))  \(memo.format)  \(Self.size(memo.size))  \(title)")
+            let waveform = drawsWaveforms ? Self.waveform(of: memo, client) + "  " : ""
+            print("\(memo.id)  \(date)  \(Status.clock(memo.duration))  \(memo.format)  \(Self.size(memo.size))  \(waveform)\(title)")
         }
+    }
+
+    /// Blocks in a sparkline of each memo, as wide as a date.
+    static let waveformWidth = 16
+
+    /// The memo's sparkline; blank when the daemon cannot draw it (an unreadable file).
+    static func waveform(of memo: MemoListing, _ client: RecorderClient) -> String {
+        guard let peaks = try? client.peaks(of: memo, count: waveformWidth), peaks.count == waveformWidth else {
+            return String(repeating: " ", count: waveformWidth)
+        }
+        return Sparkline.line(peaks)
     }
 
     /// A size in the units people read.
@@ -89,6 +115,46 @@ struct List: Subcommand {
         if bytes < 1024 { return "\(bytes) B" }
         if bytes < 1024 * 1024 { return "\(bytes / 1024) KiB" }
         return "\(bytes / 1024 / 1024) MiB"
+    }
+}
+
+struct Peaks: MemoCommand {
+    static let name = "peaks"
+    static let abstract = "Print a memo's waveform: the peak of each equal slice, 0 to 1."
+    static let usage = "peaks ID|latest [--count N] [--json]"
+    /// Values printed without --count: enough for a terminal-wide plot.
+    static let defaultCount = 100
+    let memo: String
+    let count: Int
+    let json: Bool
+
+    init(memo: String, rest: [String]) throws(UsageError) {
+        let arguments = try Arguments(rest, valued: ["count"], flags: ["json"])
+        if let extra = arguments.positionals.first { throw UsageError("peaks takes one memo; got '\(extra)' too") }
+        self.memo = memo
+        json = arguments.has("json")
+        count = try arguments.value("count").map(Self.count(_:)) ?? Self.defaultCount
+    }
+
+    /// `--count`, checked here so a typo is a usage error and not a trip to the daemon.
+    static func count(_ text: String) throws(UsageError) -> Int {
+        guard let number = UInt32(text) else { throw UsageError("--count needs a whole number from 1 to 4096; got '\(text)'") }
+        do {
+            return try Validation.peakCount(number, key: "--count")
+        } catch {
+            throw UsageError(error.message)
+        }
+    }
+
+    func run(_ client: RecorderClient) throws(BusError) {
+        let peaks = try client.peaks(of: try client.memo(named: memo), count: count)
+        if json {
+            print(String(decoding: try! JSONEncoder().encode(peaks), as: UTF8.self))
+        } else {
+            // One per line, so `sort`, `awk` and plotting tools take them as they come.
+            // Four decimals: finer than any terminal or plot shows.
+            for peak in peaks { print((peak * 10000).rounded() / 10000) }
+        }
     }
 }
 

@@ -34,6 +34,8 @@ final class MemoLibraryService {
     var isRecording: () -> Bool = { false }
     /// Called on the queue after memos were added, removed, renamed or changed.
     var onChange: (() -> Void)?
+    /// Answers each memo's Peaks, from its own cache (not the library cache).
+    var peaks: MemoPeaksService?
 
     init(
         directory: String, trash: Trash, cachePath: String, server: BusObjectServer, player: MemoPlayer,
@@ -82,6 +84,7 @@ final class MemoLibraryService {
             // What changed while the library was read (a memo recorded, a file copied in).
             refresh()
             if summary.cacheIsStale { scheduleCacheSave() }
+            peaks?.keepOnly(ids: Set(catalog.memos.keys))
             // Once, not per step: observers (MPRIS's next and previous) look at the whole library.
             onChange?()
             returnFreedMemory()
@@ -132,6 +135,39 @@ final class MemoLibraryService {
         }
     }
 
+    /// The memo being recorded, whose object answers Peaks only, unlisted.
+    private var recording: MemoReference?
+
+    /// Follows the recorder's open memo: while one is recorded, its object (CurrentMemo)
+    /// answers `Peaks` from what is written so far, without being one of the library's
+    /// memos (not in GetManagedObjects, no properties). Once finished, `refresh()` exports
+    /// it as a memo in its place, announced; a cancelled one just goes.
+    func showRecording(_ memo: MemoReference?) {
+        guard memo?.id != recording?.id else { return }
+        if let previous = recording, catalog[previous.id] == nil { server.unexport(path(of: previous.id)) }
+        recording = memo
+        guard let memo, catalog[memo.id] == nil else { return }
+        let peaks = BusMethod("Peaks", in: Self.peaksIn, out: Self.peaksOut) { [weak self] call in
+            self?.peaksSoFar(of: memo, count: call.arguments[0].uint32 ?? 0) { call.answer($0) }
+        }
+        server.export(path(of: memo.id), interfaces: [BusInterface(name: Contract.memoInterface, methods: [peaks])], listed: false)
+    }
+
+    /// `Peaks` of the memo being recorded: its file as written so far, decoded every time.
+    private func peaksSoFar(
+        of memo: MemoReference, count: UInt32, completion: @escaping (Result<[BusValue], RecorderError>) -> Void
+    ) {
+        do throws(RecorderError) {
+            let count = try Validation.peakCount(count, key: "count")
+            guard let peaks else { throw .unsupported("this daemon computes no peaks") }
+            peaks.peaksSoFar(id: memo.id, path: memo.path, count: count) { result in
+                completion(result.map { [.array(elementSignature: "d", $0.map { .double($0) })] })
+            }
+        } catch {
+            completion(.failure(error))
+        }
+    }
+
     /// Memo ids newest first, as `voicememo list` and MPRIS Next/Previous go.
     var idsNewestFirst: [String] { catalog.newestFirst.map(\.id) }
 
@@ -157,8 +193,10 @@ final class MemoLibraryService {
                 contains: { [weak self] element in self?.catalog[String(element)] != nil }))
     }
 
-    /// Announces a memo the catalog now holds.
+    /// Announces a memo the catalog now holds; the object that stood in for it while it was
+    /// recorded makes way for it.
     private func announceAdded(_ memo: MemoInfo) {
+        if recording?.id == memo.id { server.unexport(path(of: memo.id)) }
         server.memberAdded(memo.id, below: Contract.memoParentPath)
     }
 
@@ -185,6 +223,9 @@ final class MemoLibraryService {
                 },
                 BusMethod("DeletePermanently") { [weak self] call in
                     call.answer(Result { () throws(RecorderError) in try self?.delete(id: id(call), permanently: true); return [] })
+                },
+                BusMethod("Peaks", in: Self.peaksIn, out: Self.peaksOut) { [weak self] call in
+                    self?.peaks(id: id(call), count: call.arguments[0].uint32 ?? 0) { call.answer($0) }
                 },
             ],
             properties: [
@@ -220,6 +261,24 @@ final class MemoLibraryService {
             throw .busy("a memo is being recorded; Stop it before playing another")
         }
         try player.play(reference(id: id)!, paused: paused)
+    }
+
+    /// Peaks's arguments, one copy for every memo object (arrays are shared until written).
+    private static let peaksIn = [BusArgument("count", "u")]
+    private static let peaksOut = [BusArgument("peaks", "ad")]
+
+    /// `Peaks`: `count` values, answered later (a memo not yet cached is decoded off the queue).
+    func peaks(id: String, count: UInt32, completion: @escaping (Result<[BusValue], RecorderError>) -> Void) {
+        do throws(RecorderError) {
+            let count = try Validation.peakCount(count, key: "count")
+            guard let reference = reference(id: id) else { throw .noSuchMemo("memo \(id) no longer exists") }
+            guard let peaks else { throw .unsupported("this daemon computes no peaks") }
+            peaks.peaks(id: id, path: reference.path, count: count) { result in
+                completion(result.map { [.array(elementSignature: "d", $0.map { .double($0) })] })
+            }
+        } catch {
+            completion(.failure(error))
+        }
     }
 
     /// Puts `title` into the file's tags and name; the id stays. Announces what changed.
@@ -279,6 +338,7 @@ final class MemoLibraryService {
 
     private func removeMemo(id: String) {
         guard catalog.remove(id: id) != nil else { return }
+        peaks?.forget(id: id)
         server.memberRemoved(id, below: Contract.memoParentPath)
     }
 

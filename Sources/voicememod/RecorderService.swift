@@ -214,6 +214,7 @@ final class RecorderService: RecorderObserver {
         if properties.contains(.state), recorder.state == .recording || recorder.isWaitingForSound { player.stop() }
         if properties.contains(.skipSilence) { player.skipsSilence = recorder.defaults.skipsSilence }
         announce(properties.map(\.rawValue))
+        if properties.contains(.currentMemo) { library.showRecording(recorder.currentMemo) }
         if properties.contains(.state) || properties.contains(.activeSource) { routes?.recorderChanged() }
         if properties.contains(.state) { session?.recorderStateChanged() }
         tray?.recorderChanged(properties)

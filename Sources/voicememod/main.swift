@@ -59,6 +59,9 @@ let (service, library, watcher) = queue.sync {
     let library = MemoLibraryService(
         directory: locations.memoDirectory, trash: Trash(directory: locations.trashDirectory),
         cachePath: cacheDirectory + "/library.cache", server: server, player: player, queue: queue)
+    library.peaks = MemoPeaksService(
+        cacheDirectory: cacheDirectory + "/peaks", queue: queue,
+        logsDecoding: getenv("VOICEMEMO_DEBUG").map({ String(cString: $0) }) == "1")
     library.filesInProgress = { recorder.filesInProgress }
     library.isRecording = { [.recording, .paused, .interrupted].contains(recorder.state) || recorder.isWaitingForSound }
     // Created up front so it can be watched; a failure is reported again by Record.

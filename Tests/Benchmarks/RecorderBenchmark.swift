@@ -27,6 +27,7 @@ final class RecorderBenchmark {
     func run() throws -> BenchmarkTable {
         try measureStartup()
         try measureLibrary()
+        try measurePeaks()
         try measureIdle()
         try measureWaitingCost()
         try measureRecordingCost()

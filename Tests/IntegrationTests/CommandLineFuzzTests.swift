@@ -23,11 +23,12 @@ final class CommandLineFuzzTests: RecorderTestCase {
 
         static let commands = [
             "record", "stop", "pause", "resume", "toggle", "cancel", "status", "meter", "watch", "list", "play",
-            "rename", "delete",
+            "rename", "delete", "peaks",
         ]
         static let oddCommands = ["help", "--help", "-h", "", "recordx", "RECORD", "-", "--", "--format", "🎙️", "stop\n"]
         static let options = [
             "format", "rate", "channels", "quality", "title", "source", "duration", "at", "json", "help", "nope", "",
+            "count",
         ]
         static let values = [
             "", " ", "0", "-0", "1", "2", "3", "-1", "8000", "48000", "192001", "4294967295", "4294967296",
@@ -65,14 +66,15 @@ final class CommandLineFuzzTests: RecorderTestCase {
         /// Each command's own options, so most lines get past parsing to the daemon.
         static let ownOptions: [String: [String]] = [
             "record": ["format", "rate", "channels", "quality", "title", "source", "duration", "at"],
-            "status": ["json", "format"], "list": ["json"], "watch": ["json"],
+            "status": ["json", "format"], "list": ["json"], "watch": ["json"], "peaks": ["count", "json"],
         ]
-        static let takesMemo: Set<String> = ["play", "rename", "delete"]
+        static let takesMemo: Set<String> = ["play", "rename", "delete", "peaks"]
         /// Values the daemon takes, so lines also reach recording, not only refusals.
         static let plausible: [String: [String]] = [
             "format": ["opus", "flac", "wav", "vorbis", "mp3"], "rate": ["8000", "16000", "44100", "48000"],
             "channels": ["1", "2"], "quality": ["min", "low", "medium", "high", "max"], "title": ["memo", "🎙️ x"],
             "source": ["", "voicememo_mic"], "duration": ["0.05", "0.2", "1"], "at": ["+0", "+1s", "0", "+1m"],
+            "count": ["1", "16", "100", "4096"],
         ]
 
         mutating func next() -> [String] {
@@ -111,6 +113,7 @@ final class CommandLineFuzzTests: RecorderTestCase {
         ["record", "--at", "9223372036854775807"], ["record", "--duration", "1e309"], ["record", "--duration", "nan"],
         ["record", "--rate", "4294967296"], ["record", "--channels", "-1"], ["status", "--format", ""],
         ["rename", "", ""], ["delete", ""], ["play", "latest", "--help"], ["cancel"],
+        ["peaks", "latest", "--count", "4294967296"], ["peaks", "latest", "--count", "-1"], ["peaks", ""],
     ]
 
     /// What one command line did.

@@ -70,7 +70,7 @@ final class CommandLineTests: IntegrationTestCase {
     }
 
     func testEverySubcommandHasHelp() throws {
-        for command in ["record", "stop", "pause", "resume", "toggle", "cancel", "status", "meter", "watch", "list", "play", "rename", "delete"] {
+        for command in ["record", "stop", "pause", "resume", "toggle", "cancel", "status", "meter", "watch", "list", "peaks", "play", "rename", "delete"] {
             let output = try voicememo(command, "--help")
             XCTAssertEqual(output.status, 0)
             XCTAssertTrue(output.stdout.contains("Usage: voicememo \(command)"), output.stdout)

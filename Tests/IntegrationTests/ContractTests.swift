@@ -66,7 +66,7 @@ final class ContractTests: IntegrationTestCase {
         let shipped = try String(contentsOf: shippedXML, encoding: .utf8)
         let expected = try members(of: "org.example.VoiceMemo.Memo", inXML: shipped)
         XCTAssertEqual(try members(of: "org.example.VoiceMemo.Memo", inXML: live), expected)
-        XCTAssertEqual(expected.count, 4 + 9, "4 methods (with the addition DeletePermanently) and 9 properties")
+        XCTAssertEqual(expected.count, 5 + 9, "5 methods (with the additions DeletePermanently and Peaks) and 9 properties")
         let root = try XCTUnwrap(
             connection.call(
                 destination: BusName("org.example.VoiceMemo"), path: ObjectPath("/org/example/VoiceMemo"),

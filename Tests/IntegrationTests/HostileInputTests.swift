@@ -75,14 +75,14 @@ final class HostileInputTests: RecorderTestCase {
                           "org.freedesktop.DBus.Introspectable", "org.freedesktop.DBus.ObjectManager", "org.freedesktop.DBus.Peer",
                           "org.example.Nope"]
         let members = ["Record", "RecordWithOptions", "Pause", "Resume", "Stop", "Cancel", "Toggle", "StopPlayback", "GetLevels",
-                       "Get", "GetAll", "Set", "Introspect", "GetManagedObjects", "Play", "Rename", "Delete", "Ping", "Nope"]
+                       "Get", "GetAll", "Set", "Introspect", "GetManagedObjects", "Play", "Rename", "Delete", "Peaks", "Ping", "Nope"]
         let properties = ["State", "Format", "SampleRate", "Channels", "Quality", "Source", "MeteringEnabled", "Title", "Nope", ""]
         let realMembers: [(interface: String, member: String, isMemo: Bool)] =
             ["Record", "RecordWithOptions", "RecordWithOptions", "RecordWithOptions", "Pause", "Resume", "Stop", "Cancel", "Toggle",
              "StopPlayback", "GetLevels"].map { ("org.example.VoiceMemo", $0, false) }
             + ["Get", "GetAll", "Set", "Set", "Set"].map { ("org.freedesktop.DBus.Properties", $0, false) }
             + ["Get", "Set"].map { ("org.freedesktop.DBus.Properties", $0, true) }
-            + ["Play", "Rename", "Rename", "Delete"].map { ("org.example.VoiceMemo.Memo", $0, true) }
+            + ["Play", "Rename", "Rename", "Delete", "Peaks", "Peaks"].map { ("org.example.VoiceMemo.Memo", $0, true) }
             + [("org.freedesktop.DBus.ObjectManager", "GetManagedObjects", false), ("org.freedesktop.DBus.Introspectable", "Introspect", false)]
         var errors: [String: Int] = [:]
         let calls = 5000
