@@ -92,74 +92,26 @@ final class RecorderService: RecorderObserver {
                 BusProperty("CurrentMemo", "o") { [recorder] in .objectPath(Contract.path(of: recorder.currentMemo)) },
                 BusProperty("CurrentTime", "d", changeSignal: .none) { [recorder] in .double(recorder.currentTime) },
                 BusProperty("Playing", "o") { [player] in .objectPath(Contract.path(of: player.playing)) },
-                BusProperty(
-                    "Format", "s", access: .readWrite, get: { [recorder] in .string(recorder.defaults.format.rawValue) },
-                    set: { [recorder] value throws(BusError) in
-                        try Self.update(recorder) { (defaults) throws(RecorderError) in
-                            defaults.format = try Validation.format(value.string!, key: "Format")
-                        }
-                    }),
-                BusProperty(
-                    "SampleRate", "u", access: .readWrite, get: { [recorder] in .uint32(recorder.defaults.sampleRate) },
-                    set: { [recorder] value throws(BusError) in
-                        try Self.update(recorder) { (defaults) throws(RecorderError) in
-                            defaults.sampleRate = try Validation.sampleRate(value.uint32!, key: "SampleRate")
-                        }
-                    }),
-                BusProperty(
-                    "Channels", "u", access: .readWrite, get: { [recorder] in .uint32(recorder.defaults.channels) },
-                    set: { [recorder] value throws(BusError) in
-                        try Self.update(recorder) { (defaults) throws(RecorderError) in
-                            defaults.channels = try Validation.channels(value.uint32!, key: "Channels")
-                        }
-                    }),
-                BusProperty(
-                    "Quality", "s", access: .readWrite, get: { [recorder] in .string(recorder.defaults.quality.rawValue) },
-                    set: { [recorder] value throws(BusError) in
-                        try Self.update(recorder) { (defaults) throws(RecorderError) in
-                            defaults.quality = try Validation.quality(value.string!, key: "Quality")
-                        }
-                    }),
-                BusProperty(
-                    "Source", "s", access: .readWrite, get: { [recorder] in .string(recorder.defaults.source) },
-                    set: { [recorder] value throws(BusError) in
-                        try Self.update(recorder) { (defaults) throws(RecorderError) in
-                            defaults.source = try Validation.source(value.string!, key: "Source")
-                        }
-                    }),
+                Self.setting("Format", "s", of: recorder, \.format, read: { .string($0.rawValue) }) { (value) throws(RecorderError) in
+                    try Validation.format(value.string!, key: "Format")
+                },
+                Self.setting("SampleRate", "u", of: recorder, \.sampleRate, read: { .uint32($0) }) { (value) throws(RecorderError) in
+                    try Validation.sampleRate(value.uint32!, key: "SampleRate")
+                },
+                Self.setting("Channels", "u", of: recorder, \.channels, read: { .uint32($0) }) { (value) throws(RecorderError) in
+                    try Validation.channels(value.uint32!, key: "Channels")
+                },
+                Self.setting("Quality", "s", of: recorder, \.quality, read: { .string($0.rawValue) }) { (value) throws(RecorderError) in
+                    try Validation.quality(value.string!, key: "Quality")
+                },
+                Self.setting("Source", "s", of: recorder, \.source, read: { .string($0) }) { (value) throws(RecorderError) in
+                    try Validation.source(value.string!, key: "Source")
+                },
                 BusProperty("ActiveSource", "s") { [recorder] in .string(recorder.activeSource) },
-                BusProperty(
-                    "MeteringEnabled", "b", access: .readWrite,
-                    get: { [recorder] in .boolean(recorder.defaults.isMeteringEnabled) },
-                    set: { [recorder] value throws(BusError) in
-                        try Self.update(recorder) { (defaults) throws(RecorderError) in
-                            defaults.isMeteringEnabled = value.boolean!
-                        }
-                    }),
-                BusProperty(
-                    "NotificationsEnabled", "b", access: .readWrite,
-                    get: { [recorder] in .boolean(recorder.defaults.areNotificationsEnabled) },
-                    set: { [recorder] value throws(BusError) in
-                        try Self.update(recorder) { (defaults) throws(RecorderError) in
-                            defaults.areNotificationsEnabled = value.boolean!
-                        }
-                    }),
-                BusProperty(
-                    "TrayEnabled", "b", access: .readWrite,
-                    get: { [recorder] in .boolean(recorder.defaults.isTrayEnabled) },
-                    set: { [recorder] value throws(BusError) in
-                        try Self.update(recorder) { (defaults) throws(RecorderError) in
-                            defaults.isTrayEnabled = value.boolean!
-                        }
-                    }),
-                BusProperty(
-                    "SkipSilence", "b", access: .readWrite,
-                    get: { [recorder] in .boolean(recorder.defaults.skipsSilence) },
-                    set: { [recorder] value throws(BusError) in
-                        try Self.update(recorder) { (defaults) throws(RecorderError) in
-                            defaults.skipsSilence = value.boolean!
-                        }
-                    }),
+                Self.switchSetting("MeteringEnabled", of: recorder, \.isMeteringEnabled),
+                Self.switchSetting("NotificationsEnabled", of: recorder, \.areNotificationsEnabled),
+                Self.switchSetting("TrayEnabled", of: recorder, \.isTrayEnabled),
+                Self.switchSetting("SkipSilence", of: recorder, \.skipsSilence),
                 BusProperty("Directory", "s", changeSignal: .constant) { [recorder] in .string(recorder.directory.path) },
             ],
             signals: [
@@ -204,6 +156,26 @@ final class RecorderService: RecorderObserver {
         } catch {
             throw BusError(error)
         }
+    }
+
+    /// A writable property that mirrors one of the recorder's saved defaults: read from them,
+    /// written through `parse`, which validates and names the property in its errors.
+    private static func setting<Value>(
+        _ name: String, _ signature: String, of recorder: Recorder, _ keyPath: WritableKeyPath<RecorderDefaults, Value>,
+        read: @escaping (Value) -> BusValue, parse: @escaping (BusValue) throws(RecorderError) -> Value
+    ) -> BusProperty {
+        BusProperty(
+            name, signature, access: .readWrite, get: { [recorder] in read(recorder.defaults[keyPath: keyPath]) },
+            set: { [recorder] value throws(BusError) in
+                try update(recorder) { (defaults) throws(RecorderError) in defaults[keyPath: keyPath] = try parse(value) }
+            })
+    }
+
+    /// An on/off setting: any boolean is valid.
+    private static func switchSetting(
+        _ name: String, of recorder: Recorder, _ keyPath: WritableKeyPath<RecorderDefaults, Bool>
+    ) -> BusProperty {
+        setting(name, "b", of: recorder, keyPath, read: { .boolean($0) }) { (value) throws(RecorderError) in value.boolean! }
     }
 
     // MARK: RecorderObserver
