@@ -72,11 +72,6 @@ public enum TrayPresentation {
     /// refresh once a second; never in the other states, which stay without a timer.
     public static func tooltipTicks(in state: RecorderState) -> Bool { state == .recording }
 
-    /// `H:MM:SS` or `M:SS`.
-    public static func clock(_ seconds: Double) -> String {
-        let whole = max(0, Int(seconds.rounded(.down)))
-        let (hours, minutes, rest) = (whole / 3600, whole / 60 % 60, whole % 60)
-        let twoDigits = { (value: Int) in value < 10 ? "0\(value)" : "\(value)" }
-        return hours > 0 ? "\(hours):\(twoDigits(minutes)):\(twoDigits(rest))" : "\(minutes):\(twoDigits(rest))"
-    }
+    /// The running clock: `M:SS`, or `H:MM:SS` from an hour on.
+    public static func clock(_ seconds: Double) -> String { ClockText.text(seconds) }
 }

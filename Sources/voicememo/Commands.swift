@@ -213,9 +213,5 @@ struct Status: Subcommand {
     }
 
     /// `HH:MM:SS` for a number of seconds (a value no clock shows, such as NaN, reads as 0).
-    static func clock(_ seconds: Double) -> String {
-        let whole = seconds.isFinite ? Int(min(max(seconds, 0), 1e12).rounded(.down)) : 0
-        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        return "\(two(whole / 3600)):\(two(whole / 60 % 60)):\(two(whole % 60))"
-    }
+    static func clock(_ seconds: Double) -> String { ClockText.text(seconds, showsHours: true) }
 }

@@ -34,11 +34,6 @@ struct DesktopNotifier {
             ])
     }
 
-    /// `H:MM:SS` or `M:SS`, as a person reads a length.
-    static func clock(_ seconds: Double) -> String {
-        let whole = Int(seconds.rounded())
-        let (hours, minutes, rest) = (whole / 3600, whole / 60 % 60, whole % 60)
-        let twoDigits = { (value: Int) in value < 10 ? "0\(value)" : "\(value)" }
-        return hours > 0 ? "\(hours):\(twoDigits(minutes)):\(twoDigits(rest))" : "\(minutes):\(twoDigits(rest))"
-    }
+    /// `H:MM:SS` or `M:SS`, as a person reads a length: rounded to the nearest second.
+    static func clock(_ seconds: Double) -> String { ClockText.text(seconds, rounding: .toNearestOrAwayFromZero) }
 }
