@@ -36,12 +36,16 @@ final class BenchmarkTests: XCTestCase {
             XCTAssertGreaterThanOrEqual(row.voicememod, 0, row.figure)
             XCTAssertLessThan(row.voicememod, 60_000, row.figure)
         }
-        // wav and flac are each held to both bars, measured in this run.
+        // wav and flac are each held to both bars, measured in this run (each bar's row exists
+        // only once its record stream was seen). Their CPU is asserted over the full plan's
+        // windows: a smoke window of 1 s may hold no 10 ms tick of the C reference (seen on PipeWire).
         for bar in [RecorderBenchmark.referenceFigure, RecorderBenchmark.gstreamerFigure] {
             let rows = table.rows.filter { $0.figure.hasSuffix(bar) }
             XCTAssertEqual(rows.count, 2, "wav and flac, \(bar): \(markdown)")
             XCTAssertTrue(rows.allSatisfy { $0.baseline != nil && $0.isMet != nil }, markdown)
-            XCTAssertGreaterThan(rows.compactMap(\.baseline).reduce(0, +), 0, "\(bar) costs some CPU: \(markdown)")
+            if plan.isFull {
+                XCTAssertTrue(rows.allSatisfy { ($0.baseline ?? 0) > 0 }, "\(bar) costs some CPU: \(markdown)")
+            }
         }
         let recordingCost = table.rows.filter { $0.figure.contains("client + server") }
         XCTAssertEqual(recordingCost.count, RecordingFormat.allCases.count, markdown)

@@ -46,14 +46,14 @@ extension RecorderBenchmark {
                 gstreamer.append(perMinute(pipeline.client.cpuSeconds, over: window))
             }
             // parecord is shown, no longer the bar: any pa_simple recorder costs about twice its CPU.
-            table.add(.init(figure: "\(format.label): client, vs parecord", voicememod: own.median, baseline: baseline.median))
+            table.add(.init(figure: "\(format.label): client, vs parecord", voicememod: own.mean, baseline: baseline.mean))
             table.add(
                 .init(
-                    figure: "\(format.label): client + server, vs parecord", voicememod: ownWithServer.median,
-                    baseline: baselineWithServer.median))
+                    figure: "\(format.label): client + server, vs parecord", voicememod: ownWithServer.mean,
+                    baseline: baselineWithServer.mean))
             if !reference.isEmpty {
-                table.add(Self.bar(format.label + ": " + Self.referenceFigure, own.median, reference.median, at: 1.1))
-                table.add(Self.bar(format.label + ": " + Self.gstreamerFigure, own.median, gstreamer.median, at: 0.65))
+                table.add(Self.bar(format.label + ": " + Self.referenceFigure, own.mean, reference.mean, at: 1.1))
+                table.add(Self.bar(format.label + ": " + Self.gstreamerFigure, own.mean, gstreamer.mean, at: 0.65))
             }
             if format == .opusMono {
                 table.notes.append(
@@ -67,7 +67,7 @@ extension RecorderBenchmark {
                 baseline: residentBaseline.max()))
         table.notes.append(
             "CPU: user + system time from /proc/<pid>/stat over \(Int(window.timeInterval)) s windows scaled to one minute, "
-                + "median of \(plan.cpuRuns) interleaved runs; the window opens once the record stream exists; "
+                + "pooled over \(plan.cpuRuns) interleaved runs (their mean: one run counts in 10 ms ticks, ±7 % of a recorder's window); the window opens once the record stream exists; "
                 + "server = every process of the audio server, including its share for the stimulus playing into the microphone")
         table.notes.append(
             "C reference on pa_simple: `Tests/Benchmarks/simple-recorder.c`, one thread reading 20 ms fragments with "
