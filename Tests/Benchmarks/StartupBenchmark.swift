@@ -66,7 +66,7 @@ extension RecorderBenchmark {
             _ = try client.waitForRecordingFinished()
             let log = try waitForLibraryRead(logName: logName)
             let served = log.range(of: "voicememod: serving ")
-            let read = log.range(of: "voicememod: library: ")
+            let read = log.range(of: Daemon.libraryReadMessage)
             starts.append(
                 Start(
                     nameOwned: (owned - started).milliseconds, recordAnswered: (answered - started).milliseconds,
@@ -81,7 +81,7 @@ extension RecorderBenchmark {
         var log = ""
         try waitUntil("voicememod has read the library", timeout: .seconds(120)) {
             log = fixture.session.log(logName)
-            return log.contains("voicememod: library: ")
+            return log.contains(Daemon.libraryReadMessage)
         }
         return log
     }

@@ -11,8 +11,12 @@ package final class Daemon {
     /// The file holding the daemon's stdout and stderr.
     package let logFile: URL
 
+    /// What voicememod logs once it has read the memo library, which it does after owning its name.
+    package static let libraryReadMessage = "voicememod: library: "
+
     /// Launches voicememod (`executable`, else `BuildProducts.voicememod()`) in `session`'s
-    /// environment plus `environment`, and waits until it owns `busName`.
+    /// environment plus `environment`, and waits until it owns `busName` and, unless
+    /// `waitsForLibrary` is false, has read the memo library, so a test sees every memo.
     ///
     /// - Throws: `FixtureError.missingBuildProduct` if it has not been built,
     ///   `FixtureError.startupFailed` (with its log) if it exits or does not
@@ -22,6 +26,7 @@ package final class Daemon {
         arguments: [String] = [],
         environment: [String: String] = [:],
         executable: URL? = nil,
+        waitsForLibrary: Bool = true,
         startupTimeout: Duration = .seconds(10)
     ) throws {
         let logName = "voicememod-\(UUID().uuidString.prefix(8))"
@@ -39,6 +44,14 @@ package final class Daemon {
         if let ended = process.termination {
             let reason = "it \(ended) before owning \(Self.busName)"
             throw FixtureError.startupFailed("voicememod", reason: reason, log: log)
+        }
+        if waitsForLibrary { try waitForLibrary() }
+    }
+
+    /// Waits until the daemon has read the memo library (or has ended).
+    package func waitForLibrary(timeout: Duration = .seconds(120)) throws {
+        try waitUntil("voicememod has read the memo library", timeout: timeout) {
+            !process.isRunning || log.contains(Self.libraryReadMessage)
         }
     }
 

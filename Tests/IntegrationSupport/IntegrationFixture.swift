@@ -74,8 +74,12 @@ package final class IntegrationFixture {
     }
 
     /// Launches voicememod on the session bus and waits until it serves.
-    package func launchDaemon(arguments: [String] = [], environment: [String: String] = [:], executable: URL? = nil) throws -> Daemon {
-        try Daemon(session: session, arguments: arguments, environment: environment, executable: executable)
+    package func launchDaemon(
+        arguments: [String] = [], environment: [String: String] = [:], executable: URL? = nil, waitsForLibrary: Bool = true
+    ) throws -> Daemon {
+        try Daemon(
+            session: session, arguments: arguments, environment: environment, executable: executable,
+            waitsForLibrary: waitsForLibrary)
     }
 
     /// Runs the voicememo command-line client in the session and returns its output.

@@ -15,16 +15,15 @@ final class LargeLibraryTests: IntegrationTestCase {
         try MemoLibraryFiles.create(Self.memoCount, in: session.memoDirectory)
         // Listening before the daemon starts, as a panel applet does, so no announcement is missed.
         let recorder = try VoiceMemoProxy(session: session)
-        let daemon = try fixture.launchDaemon()
+        let daemon = try fixture.launchDaemon(waitsForLibrary: false)
         defer { daemon.stop() }
 
         let memo = try recorder.recordWithOptions(["format": .string("wav")])
-        XCTAssertFalse(
-            daemon.log.contains("voicememod: library:"), "Record waited for the library to be read:\n\(daemon.log)")
+        XCTAssertFalse(daemon.log.contains(Daemon.libraryReadMessage), "Record waited for the library to be read:\n\(daemon.log)")
         let listedWhileLoading = Set(try recorder.managedMemos().keys)
         XCTAssertLessThan(listedWhileLoading.count, Self.memoCount, "a listing during the load shows what is known so far")
 
-        try waitUntil("the library is read", timeout: .seconds(60)) { daemon.log.contains("voicememod: library:") }
+        try daemon.waitForLibrary()
         XCTAssertTrue(
             daemon.log.contains("library: \(Self.memoCount) memos (0 from the cache, \(Self.memoCount) read)"), daemon.log)
         try recorder.call("Stop")
