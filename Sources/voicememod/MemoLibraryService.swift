@@ -26,8 +26,10 @@ final class MemoLibraryService {
     private let queue: DispatchQueue
     /// Where the library is read at start-up, away from the bus.
     private let loadingQueue = DispatchQueue(label: "voicememod.library", qos: .utility)
-    /// Files the start-up load has still to deliver; a refresh leaves them to it.
+    /// Files the start-up load has still to deliver.
     private var filesBeingLoaded: Set<String> = []
+    /// Whether the start-up load runs; a refresh waits for its end, which refreshes.
+    private var isLoading = false
     /// Files the recorder still has open: not memos until they are finished.
     var filesInProgress: () -> Set<String> = { [] }
     /// Whether a recording is open; playing is refused meanwhile.
@@ -56,6 +58,7 @@ final class MemoLibraryService {
     /// listing meanwhile shows what is known so far.
     func load() {
         let loading = LibraryLoading(files: files, cache: cache)
+        isLoading = true
         // The service lives as long as the daemon; the load holds it until done.
         loadingQueue.async { [queue] in
             loading.run { step in
@@ -80,6 +83,7 @@ final class MemoLibraryService {
             filesBeingLoaded.subtract(settled)
         case .finished(let summary):
             filesBeingLoaded = []
+            isLoading = false
             fputs("voicememod: library: \(summary)\n", stderr)
             // What changed while the library was read (a memo recorded, a file copied in).
             refresh()
@@ -92,9 +96,11 @@ final class MemoLibraryService {
     }
 
     /// Brings the bus in line with the directory: new files appear, changed ones update,
-    /// vanished ones disappear, each announced. Files still being loaded are left to the load.
+    /// vanished ones disappear, each announced. During the start-up load it waits for the
+    /// load's end: before the load knows its files, a refresh would read them all here.
     func refresh() {
-        let changes = catalog.changes(for: files.listing(), ignoring: filesInProgress().union(filesBeingLoaded))
+        guard !isLoading else { return }
+        let changes = catalog.changes(for: files.listing(), ignoring: filesInProgress())
         for id in changes.removed { removeMemo(id: id) }
         for status in changes.toRead { read(status) }
         if !changes.removed.isEmpty || !changes.toRead.isEmpty {
