@@ -152,6 +152,18 @@ internal final class Message: @unchecked Sendable {
         case .string(let v): appendString(v, TypeCode.string, to: &iter)
         case .objectPath(let v): appendString(v.rawValue, TypeCode.objectPath, to: &iter)
         case .signature(let v): appendString(v, TypeCode.signature, to: &iter)
+        case .array("d", let values):
+            // One call for the whole array, not one per element: a waveform is 4,096 of them.
+            let doubles = values.map { $0.double! }
+            withContainer(TypeCode.array, "d", in: &iter) { sub in
+                doubles.withUnsafeBufferPointer { buffer in
+                    var base = buffer.baseAddress
+                    let ok = withUnsafeMutablePointer(to: &base) {
+                        dbus_message_iter_append_fixed_array(&sub, TypeCode.double, $0, Int32(buffer.count))
+                    }
+                    guard ok != 0 else { fatalError("libdbus: out of memory") }
+                }
+            }
         case .array(let element, let values):
             withContainer(TypeCode.array, element, in: &iter) { sub in
                 for value in values { append(value, to: &sub) }
@@ -277,6 +289,14 @@ internal final class Message: @unchecked Sendable {
                 dbus_message_iter_next(&sub)
             }
             return .dictionary(keySignature: key, valueSignature: value, entries)
+        }
+        if signature == "ad" {
+            // The whole array at once, as it was sent.
+            var elements: UnsafeMutableRawPointer?
+            var count: Int32 = 0
+            dbus_message_iter_get_fixed_array(&sub, &elements, &count)
+            let doubles = elements.map { UnsafeBufferPointer(start: $0.assumingMemoryBound(to: Double.self), count: Int(count)) }
+            return .array(elementSignature: "d", (doubles.map(Array.init) ?? []).map(BusValue.double))
         }
         return .array(elementSignature: String(signature.dropFirst()), try readAll(&sub))
     }
