@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import VoiceMemoCore
 
@@ -60,10 +61,18 @@ struct StartOnSoundTests {
     }
 
     @Test func theMemoBeginsWithThePreRollAndEverySampleOfTheSound() async throws {
-        let harness = RecorderHarness(backend: FakeBackend(loudness: { $0 >= 100 }))
+        // The room turns loud only once the test has seen the recorder wait: a fixed read
+        // (the 100th) raced a loaded machine, whose capture got there before the first check.
+        let loudFrom = Mutex(Int.max)
+        let harness = RecorderHarness(backend: FakeBackend(loudness: { read in loudFrom.withLock { read >= $0 } }))
         let memo = try await harness.record(Self.options).get()
         #expect(try harness.sync { $0.state } == .scheduled)
         #expect(harness.memoFiles.isEmpty, "no file while waiting")
+        // Far enough ahead that the pre-roll's 25 fragments are all silence.
+        let firstLoudRead = loudFrom.withLock { first in
+            first = harness.backend.framesRead.withLock { $0 } / 160 + 30
+            return first
+        }
         try await waitUntil(timeout: .seconds(5)) { (try? harness.sync { $0.state }) == .recording }
         try await waitUntil(timeout: .seconds(5)) { (harness.backend.sink(for: memo)?.frames ?? 0) >= 4000 + 1600 }
         _ = try await harness.stop().get()
@@ -75,7 +84,8 @@ struct StartOnSoundTests {
         #expect(samples.prefix(4000).allSatisfy { $0 == 0 })
         let sound = samples.dropFirst(4000)
         let firstSound = try #require(sound.first)
-        #expect(Int(firstSound) == 100 * 160, "the first sample of the first loud read")
+        // The fake's ramp counts every sample, silent or not, in 16 bits.
+        #expect(firstSound == Int16(truncatingIfNeeded: firstLoudRead * 160), "the first sample of the first loud read")
         #expect(zip(sound, sound.dropFirst()).allSatisfy { $1 == $0 &+ 1 })
     }
 
