@@ -15,15 +15,9 @@ final class NotificationTests: RecorderTestCase {
     }
 
     func testFinishedRecordingsAreAnnouncedOnlyWhenEnabled() throws {
-        // A stand-in notification server: it owns the name, and dbus-monitor shows what it is sent.
-        let server = try BusConnection.connect(address: fixture.session.busAddress)
-        XCTAssertTrue(try server.requestName(BusName("org.freedesktop.Notifications")))
-        let monitor = try fixture.session.launch(
-            "dbus-monitor", ["--address", fixture.session.busAddress, "type='method_call',interface='org.freedesktop.Notifications'"],
-            logName: "notifications")
-        defer { _ = monitor.terminate() }
-        let log = { (try? String(contentsOf: self.fixture.session.logFile("notifications"), encoding: .utf8)) ?? "" }
-        try waitUntil("dbus-monitor is listening", timeout: .seconds(5)) { !log().isEmpty }
+        let server = try StandInService(
+            session: fixture.session, name: "org.freedesktop.Notifications", interface: "org.freedesktop.Notifications")
+        let log = { server.calls }
 
         XCTAssertEqual(try recorder.property("NotificationsEnabled").boolean, false, "off by default")
         try recordMemo(title: "Quiet")

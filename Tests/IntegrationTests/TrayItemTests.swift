@@ -170,15 +170,9 @@ final class TrayItemTests: RecorderTestCase {
     /// "Open memo folder" goes to org.freedesktop.FileManager1 when a file manager owns it;
     /// a memo's item plays it; SecondaryActivate pauses and resumes.
     func testTheMenuOpensTheFolderPlaysAMemoAndTheMiddleClickPausesAndResumes() throws {
-        // A stand-in file manager: it owns the name, and dbus-monitor shows what it is sent.
-        let fileManager = try BusConnection.connect(address: fixture.session.busAddress)
-        XCTAssertTrue(try fileManager.requestName(BusName("org.freedesktop.FileManager1")))
-        let monitor = try fixture.session.launch(
-            "dbus-monitor", ["--address", fixture.session.busAddress, "type='method_call',interface='org.freedesktop.FileManager1'"],
-            logName: "file-manager")
-        defer { _ = monitor.terminate() }
-        let log = { (try? String(contentsOf: self.fixture.session.logFile("file-manager"), encoding: .utf8)) ?? "" }
-        try waitUntil("dbus-monitor is listening", timeout: .seconds(5)) { !log().isEmpty }
+        let fileManager = try StandInService(
+            session: fixture.session, name: "org.freedesktop.FileManager1", interface: "org.freedesktop.FileManager1")
+        let log = { fileManager.calls }
         try click("Open memo folder")
         try waitUntil("the daemon calls ShowFolders", timeout: .seconds(5)) { log().contains("member=ShowFolders") }
         XCTAssertTrue(log().contains("string \"file://\(fixture.session.memoDirectory.path)\""), log())
