@@ -109,8 +109,11 @@ final class PeaksAcceptanceTests: RecorderTestCase {
             let values = try peaks(memo, 10)
             XCTAssertEqual(values.count, 10)
             // The file on disk is brought up to date every second: at least the first
-            // 1.5 s of tone (at half scale) are there, all loud.
-            XCTAssertTrue(values.allSatisfy { $0 >= 0.45 && $0 <= 0.55 }, "\(format): \(values)")
+            // 1.5 s of tone (at half scale) are there, all loud. A lossy codec overshoots
+            // where the tone begins (Opus decoded 0.563 for the first slice of a 0.5 tone),
+            // so only a lossless file is held to the tone's own peak.
+            let ceiling = format == "wav" ? 0.55 : 0.65
+            XCTAssertTrue(values.allSatisfy { $0 >= 0.45 && $0 <= ceiling }, "\(format): \(values)")
             XCTAssertNil(try recorder.managedMemos()[memo], "a memo being recorded is not listed")
             XCTAssertThrowsError(try recorder.callMemo(memo, "Play"), "it answers Peaks only") { error in
                 XCTAssertEqual((error as? BusError)?.name.rawValue, "org.freedesktop.DBus.Error.UnknownMethod")
