@@ -22,6 +22,8 @@ let package = Package(
 
         // The recorder's rules and state machine: no C, no bus, no audio server.
         .target(name: "VoiceMemoCore"),
+        // The public contract's names (bus name, paths, interfaces, errors), spelled once.
+        .target(name: "VoiceMemoContract", dependencies: ["Bus"]),
 
         // Adapters: each owns exactly one C library.
         .target(name: "Bus", dependencies: ["CDBus"], swiftSettings: adapterSettings),
@@ -33,25 +35,31 @@ let package = Package(
 
         .executableTarget(
             name: "voicememod",
-            dependencies: ["VoiceMemoCore", "Bus", "PulseAudio", "SoundFile", "AudioContainers", "CMalloc"],
+            dependencies: ["VoiceMemoCore", "VoiceMemoContract", "Bus", "PulseAudio", "SoundFile", "AudioContainers", "CMalloc"],
             swiftSettings: adapterSettings),
-        .executableTarget(name: "voicememo", dependencies: ["VoiceMemoCore", "Bus"], swiftSettings: adapterSettings),
+        .executableTarget(
+            name: "voicememo", dependencies: ["VoiceMemoCore", "VoiceMemoContract", "Bus"], swiftSettings: adapterSettings),
 
         .testTarget(name: "VoiceMemoCoreTests", dependencies: ["VoiceMemoCore"]),
         .testTarget(name: "AudioContainersTests", dependencies: ["AudioContainers", "SoundFile", "VoiceMemoCore"], swiftSettings: adapterSettings),
         // The private session fixture (bus, audio server, stimulus, daemon) shared by the
         // integration tests and the benchmark; Foundation only, no XCTest.
-        .target(name: "IntegrationSupport", path: "Tests/IntegrationSupport", swiftSettings: adapterSettings),
+        .target(
+            name: "IntegrationSupport", dependencies: ["VoiceMemoContract"], path: "Tests/IntegrationSupport",
+            swiftSettings: adapterSettings),
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "Bus", "SoundFile", "AudioContainers", "VoiceMemoCore", "IntegrationSupport", "voicememod", "voicememo",
+                "Bus", "SoundFile", "AudioContainers", "VoiceMemoCore", "VoiceMemoContract", "IntegrationSupport", "voicememod",
+                "voicememo",
             ],
             swiftSettings: adapterSettings),
         // `make bench`: voicememod against parecord on the fixture; `make test` runs a smoke-sized pass.
         .testTarget(
             name: "Benchmarks",
-            dependencies: ["Bus", "SoundFile", "VoiceMemoCore", "IntegrationSupport", "voicememod", "voicememo"],
+            dependencies: [
+                "Bus", "SoundFile", "VoiceMemoCore", "VoiceMemoContract", "IntegrationSupport", "voicememod", "voicememo",
+            ],
             // The C reference recorder is compiled by the benchmark itself, not by SwiftPM; the
             // GLib client is run by Debian's python3-gi.
             exclude: ["simple-recorder.c", "glib-managed-objects.py"],

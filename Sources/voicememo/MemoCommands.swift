@@ -1,5 +1,6 @@
 import Bus
 import FoundationEssentials
+import VoiceMemoContract
 import VoiceMemoCore
 
 #if canImport(Glibc)
@@ -20,16 +21,14 @@ struct MemoListing: Codable {
 }
 
 extension RecorderClient {
-    static let memoInterface = "org.example.VoiceMemo.Memo"
-
     /// Every memo, newest first.
     func memos() throws(BusError) -> [MemoListing] {
         let reply = try connection.call(
-            destination: Self.busName, path: Self.path, interface: InterfaceName("org.freedesktop.DBus.ObjectManager"),
+            destination: Self.busName, path: Self.path, interface: .objectManager,
             member: MemberName("GetManagedObjects"))
         let memos = (reply.first?.dictionaryEntries ?? []).compactMap { object -> MemoListing? in
             guard let interfaces = object.value.dictionaryEntries,
-                let properties = interfaces.first(where: { $0.key.string == Self.memoInterface })?.value.stringDictionary
+                let properties = interfaces.first(where: { $0.key.string == Contract.memoInterface.rawValue })?.value.stringDictionary
             else { return nil }
             return MemoListing(
                 id: properties["Id"]?.string ?? "", title: properties["Title"]?.string ?? "",
@@ -49,7 +48,7 @@ extension RecorderClient {
         let matches = memos.filter { $0.id.hasPrefix(argument) }
         guard matches.count == 1 else {
             let reason = matches.isEmpty ? "no memo has an id starting with '\(argument)'" : "'\(argument)' matches \(matches.count) memos; give more of the id"
-            throw BusError(ErrorName("org.example.VoiceMemo.Error.NoSuchMemo"), reason + " (see 'voicememo list')")
+            throw BusError(ContractError.noSuchMemo.name, reason + " (see 'voicememo list')")
         }
         return matches[0]
     }
@@ -58,8 +57,8 @@ extension RecorderClient {
     @discardableResult
     func callMemo(_ memo: MemoListing, _ member: String, _ arguments: [BusValue] = []) throws(BusError) -> [BusValue] {
         try connection.call(
-            destination: Self.busName, path: Self.path.appending("Memo").appending(memo.id),
-            interface: InterfaceName(Self.memoInterface), member: MemberName(member), arguments: arguments)
+            destination: Self.busName, path: Contract.memoPath(id: memo.id),
+            interface: Contract.memoInterface, member: MemberName(member), arguments: arguments)
     }
 
     /// The memo's waveform: `count` peaks, 0…1.

@@ -1,10 +1,11 @@
 import Bus
+import VoiceMemoContract
 
 /// The daemon's recorder object as the CLI sees it: blocking calls on the session bus.
 struct RecorderClient {
-    static let busName = BusName("org.example.VoiceMemo")
-    static let path = ObjectPath("/org/example/VoiceMemo")
-    static let interface = InterfaceName("org.example.VoiceMemo")
+    static let busName = Contract.busName
+    static let path = Contract.recorderPath
+    static let interface = Contract.recorderInterface
 
     let connection: BusConnection
 
@@ -23,14 +24,14 @@ struct RecorderClient {
     /// Writes one recorder property.
     func setProperty(_ name: String, _ value: BusValue) throws(BusError) {
         _ = try connection.call(
-            destination: Self.busName, path: Self.path, interface: InterfaceName("org.freedesktop.DBus.Properties"),
+            destination: Self.busName, path: Self.path, interface: .properties,
             member: MemberName("Set"), arguments: [.string(Self.interface.rawValue), .string(name), .variant(value)])
     }
 
     /// Every recorder property, by name.
     func properties() throws(BusError) -> [String: BusValue] {
         let reply = try connection.call(
-            destination: Self.busName, path: Self.path, interface: InterfaceName("org.freedesktop.DBus.Properties"),
+            destination: Self.busName, path: Self.path, interface: .properties,
             member: MemberName("GetAll"), arguments: [.string(Self.interface.rawValue)])
         var properties: [String: BusValue] = [:]
         for entry in reply.first?.dictionaryEntries ?? [] {

@@ -1,35 +1,29 @@
 import Bus
+import VoiceMemoContract
 import VoiceMemoCore
 
-/// The names the public contract (`shared/spec/dbus-api.md`) fixes.
-enum Contract {
-    static let busName = BusName("org.example.VoiceMemo")
-    static let recorderPath = ObjectPath("/org/example/VoiceMemo")
-    static let memoParentPath = ObjectPath("/org/example/VoiceMemo/Memo")
-    static let recorderInterface = InterfaceName("org.example.VoiceMemo")
-    static let memoInterface = InterfaceName("org.example.VoiceMemo.Memo")
-
-    /// The object path of memo `id` (ids are object-path-safe by construction).
+extension Contract {
+    /// The object path of `memo`, or `/` for none (the contract's "no memo").
     static func path(of memo: MemoReference?) -> ObjectPath {
         guard let memo else { return .root }
-        return memoParentPath.appending(memo.id)
+        return memoPath(id: memo.id)
     }
 }
 
 extension BusError {
     /// The contract's error for a recorder failure, with the recorder's message.
     init(_ error: RecorderError) {
-        let name: String
-        switch error {
-        case .invalidArgument: name = "InvalidArgument"
-        case .notRecording: name = "NotRecording"
-        case .busy: name = "Busy"
-        case .noSuchMemo: name = "NoSuchMemo"
-        case .audioServer, .deviceLost: name = "AudioServer"
-        case .storage: name = "Storage"
-        case .unsupported: name = "Unsupported"
-        }
-        self.init(ErrorName("org.example.VoiceMemo.Error." + name), error.message)
+        let reason: ContractError =
+            switch error {
+            case .invalidArgument: .invalidArgument
+            case .notRecording: .notRecording
+            case .busy: .busy
+            case .noSuchMemo: .noSuchMemo
+            case .audioServer, .deviceLost: .audioServer
+            case .storage: .storage
+            case .unsupported: .unsupported
+            }
+        self.init(reason.name, error.message)
     }
 }
 

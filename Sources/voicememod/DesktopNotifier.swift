@@ -1,4 +1,5 @@
 import Bus
+import VoiceMemoContract
 import VoiceMemoCore
 
 /// Tells the user that a recording finished, through org.freedesktop.Notifications.
@@ -29,7 +30,7 @@ struct DesktopNotifier {
             arguments: [
                 .string("voicememo"), .uint32(0), .string("audio-input-microphone"), .string(summary), .string(body),
                 .stringArray([]),
-                .stringDictionary(["urgency": .byte(urgency), "desktop-entry": .string("org.example.VoiceMemo")]),
+                .stringDictionary(["urgency": .byte(urgency), "desktop-entry": .string(Contract.applicationID)]),
                 .int32(-1),
             ])
     }

@@ -1,5 +1,6 @@
 import Bus
 import Dispatch
+import VoiceMemoContract
 import VoiceMemoCore
 
 /// The names MPRIS 2.2 fixes for voicememo's media-player object.
@@ -11,8 +12,8 @@ enum MediaPlayerNames {
     static let playerInterface = InterfaceName("org.mpris.MediaPlayer2.Player")
     /// The track id MPRIS reserves for "no current track".
     static let noTrack = ObjectPath("/org/mpris/MediaPlayer2/TrackList/NoTrack")
-    /// The application entry desktops match the player with (`data/org.example.VoiceMemo.desktop`).
-    static let desktopEntry = "org.example.VoiceMemo"
+    /// The application entry desktops match the player with (`data/<application id>.desktop`).
+    static let desktopEntry = Contract.applicationID
 }
 
 /// `/org/mpris/MediaPlayer2`: memo playback for media keys, `playerctl`, waybar's mpris

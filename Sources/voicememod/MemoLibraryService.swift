@@ -2,6 +2,7 @@ import Bus
 import Dispatch
 import FoundationEssentials
 import AudioContainers
+import VoiceMemoContract
 import VoiceMemoCore
 
 #if canImport(Glibc)

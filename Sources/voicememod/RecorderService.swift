@@ -1,5 +1,6 @@
 import Bus
 import Dispatch
+import VoiceMemoContract
 import VoiceMemoCore
 
 #if canImport(Glibc)

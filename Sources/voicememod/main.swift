@@ -1,6 +1,7 @@
 import Bus
 import Dispatch
 import PulseAudio
+import VoiceMemoContract
 import VoiceMemoCore
 
 #if canImport(Glibc)

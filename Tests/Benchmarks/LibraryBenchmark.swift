@@ -1,5 +1,6 @@
 import Foundation
 import IntegrationSupport
+import VoiceMemoContract
 
 extension RecorderBenchmark {
     /// The daemon holding the library `measureStartup` made (`plan.memoCount` memos): its
@@ -37,7 +38,7 @@ extension RecorderBenchmark {
             let gdbusStarted = clock.now
             let gdbus = try session.run(
                 "gdbus",
-                ["call", "--session", "--dest", Daemon.busName, "--object-path", "/org/example/VoiceMemo",
+                ["call", "--session", "--dest", Contract.busName.rawValue, "--object-path", Contract.recorderPath.rawValue,
                  "--method", "org.freedesktop.DBus.ObjectManager.GetManagedObjects"], timeout: .seconds(120))
             let gdbusTime = (clock.now - gdbusStarted).milliseconds
             guard gdbus.succeeded else { throw BenchmarkError.unexpected("gdbus call: \(gdbus)") }
@@ -68,7 +69,7 @@ extension RecorderBenchmark {
     /// Runs the GLib client for `count` GetManagedObjects calls.
     private func glibListings(count: Int) throws -> [Listing] {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("glib-managed-objects.py")
-        let result = try fixture.session.run("/usr/bin/python3", [script.path, "\(count)"], timeout: .seconds(300))
+        let result = try fixture.session.run("/usr/bin/python3", [script.path, "\(count)", Contract.busName.rawValue, Contract.recorderPath.rawValue], timeout: .seconds(300))
         guard result.succeeded else { throw BenchmarkError.unexpected("the GLib client failed: \(result)") }
         return result.stdout.split(separator: "\n").compactMap { line in
             let fields = line.split(separator: " ")

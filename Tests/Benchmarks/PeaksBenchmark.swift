@@ -1,6 +1,7 @@
 import Bus
 import Foundation
 import IntegrationSupport
+import VoiceMemoContract
 import VoiceMemoCore
 
 extension RecorderBenchmark {
@@ -35,7 +36,7 @@ extension RecorderBenchmark {
         }
         // The bus alone: the same number of calls, each reading one property.
         let baseline = try callEvery(ids, interface: "org.freedesktop.DBus.Properties", member: "Get",
-            arguments: [.string("org.example.VoiceMemo.Memo"), .string("Id")]) { id, reply in
+            arguments: [.string(Contract.memoInterface.rawValue), .string("Id")]) { id, reply in
             reply.first?.variant?.string == id ? nil : "Id of \(id) is \(reply)"
         }
 
@@ -67,7 +68,7 @@ extension RecorderBenchmark {
     /// `peaksCallsInFlight` calls outstanding; how long all the answers took. Throws on any
     /// answer that is not `count` values in 0…1, all 0 (the memos are silence).
     private func peaksOfEvery(_ ids: [String], count: UInt32) throws -> Duration {
-        try callEvery(ids, interface: "org.example.VoiceMemo.Memo", member: "Peaks", arguments: [.uint32(count)]) { id, reply in
+        try callEvery(ids, interface: Contract.memoInterface.rawValue, member: "Peaks", arguments: [.uint32(count)]) { id, reply in
             let values = reply.first?.array?.compactMap(\.double) ?? []
             return values.count == Int(count) && values.allSatisfy { $0 == 0 }
                 ? nil : "\(id): \(values.count) values, max \(values.max() ?? -1)"
@@ -133,7 +134,7 @@ private final class CallRun: @unchecked Sendable {
         let id = ids[sent]
         sent += 1
         connection.call(
-            destination: BusName(Daemon.busName), path: ObjectPath("/org/example/VoiceMemo/Memo/\(id)"),
+            destination: Contract.busName, path: Contract.memoPath(id: id),
             interface: interface, member: member, arguments: arguments
         ) { [self] result in
             answered += 1

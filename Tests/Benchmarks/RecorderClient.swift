@@ -1,14 +1,15 @@
 import Bus
 import Foundation
 import IntegrationSupport
+import VoiceMemoContract
 import VoiceMemoCore
 
 /// voicememod's recorder object as the benchmark drives it: blocking calls on one
 /// private-bus connection, and a second connection that receives `RecordingFinished`.
 final class RecorderClient {
-    private static let busName = BusName(Daemon.busName)
-    private static let path = ObjectPath("/org/example/VoiceMemo")
-    private static let interface = InterfaceName("org.example.VoiceMemo")
+    private static let busName = Contract.busName
+    private static let path = Contract.recorderPath
+    private static let interface = Contract.recorderInterface
 
     private let calls: BusConnection
     private let finishedSignals: BusConnection

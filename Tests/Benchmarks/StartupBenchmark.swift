@@ -1,6 +1,7 @@
 import Bus
 import Foundation
 import IntegrationSupport
+import VoiceMemoContract
 
 extension RecorderBenchmark {
     /// One start of the daemon as a hotkey meets it: launch → name owned, and launch → the
@@ -50,14 +51,14 @@ extension RecorderBenchmark {
             if let cache { try? FileManager.default.removeItem(at: cache) }
             let watcher = try BusConnection.connect(address: session.busAddress)
             try watcher.addMatch(
-                "type='signal',sender='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(Daemon.busName)'")
+                "type='signal',sender='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(Contract.busName.rawValue)'")
             let client = try RecorderClient(session: session)
             let logName = "bench-startup-\(UUID().uuidString.prefix(8))"
             let started = clock.now
             let daemon = try session.launch(BuildProducts.voicememod().path, [], logName: logName)
             defer { daemon.terminate(gracePeriod: .seconds(10)) }
             guard try watcher.nextSignal(timeout: .seconds(60)) != nil else {
-                throw BenchmarkError.unexpected("voicememod did not own \(Daemon.busName) within 60 s")
+                throw BenchmarkError.unexpected("voicememod did not own \(Contract.busName.rawValue) within 60 s")
             }
             let owned = clock.now
             try client.call("Record")

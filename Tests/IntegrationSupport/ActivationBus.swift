@@ -1,4 +1,5 @@
 import Foundation
+import VoiceMemoContract
 
 #if canImport(Glibc)
 import Glibc
@@ -80,7 +81,7 @@ package final class ActivationBus {
 
     /// Stops the owners of `names` with SIGTERM (they finish their work) and waits until
     /// they have left the bus, then stops the bus.
-    package func close(stopping names: [String] = ["org.example.VoiceMemo"], timeout: Duration = .seconds(10)) {
+    package func close(stopping names: [String] = [Contract.busName.rawValue], timeout: Duration = .seconds(10)) {
         guard !isClosed else { return }
         isClosed = true
         for name in names {

@@ -1,11 +1,9 @@
 import Foundation
+import VoiceMemoContract
 
 /// A voicememod process on a `TestSession`'s bus, started from the build
-/// directory and ready (owning `Daemon.busName`) once the initializer returns.
+/// directory and ready (owning `Contract.busName`) once the initializer returns.
 package final class Daemon {
-    /// The well-known bus name voicememod owns while it serves.
-    package static let busName = "org.example.VoiceMemo"
-
     /// The running program.
     package let process: ChildProcess
     /// The file holding the daemon's stdout and stderr.
@@ -34,15 +32,15 @@ package final class Daemon {
         process = try session.launch(
             (executable ?? BuildProducts.voicememod()).path, arguments, logName: logName, environment: environment)
         do {
-            try waitUntil("voicememod owns \(Self.busName) on the session bus", timeout: startupTimeout) {
-                try !process.isRunning || session.busNameHasOwner(Self.busName)
+            try waitUntil("voicememod owns \(Contract.busName) on the session bus", timeout: startupTimeout) {
+                try !process.isRunning || session.busNameHasOwner(Contract.busName.rawValue)
             }
         } catch {
             process.kill()
             throw FixtureError.startupFailed("voicememod", reason: "\(error)", log: log)
         }
         if let ended = process.termination {
-            let reason = "it \(ended) before owning \(Self.busName)"
+            let reason = "it \(ended) before owning \(Contract.busName)"
             throw FixtureError.startupFailed("voicememod", reason: reason, log: log)
         }
         if waitsForLibrary { try waitForLibrary() }

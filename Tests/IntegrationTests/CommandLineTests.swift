@@ -1,6 +1,7 @@
 import Foundation
 import IntegrationSupport
 import SoundFile
+import VoiceMemoContract
 import XCTest
 
 /// The `voicememo` CLI end to end: the built binary against the real daemon, checking
@@ -26,7 +27,7 @@ final class CommandLineTests: IntegrationTestCase {
         var span = RecordingSpan()
         let record = try span.start { try voicememo("record", "--format", "wav", "--rate", "16000", "--title", "From the CLI") }
         XCTAssertEqual(record.status, 0, "\(record)")
-        XCTAssertTrue(record.stdout.hasPrefix("Recording /org/example/VoiceMemo/Memo/"), record.stdout)
+        XCTAssertTrue(record.stdout.hasPrefix("Recording \(Contract.memoParentPath)/"), record.stdout)
 
         let status = try voicememo("status")
         XCTAssertTrue(status.stdout.contains("State:     recording"), status.stdout)

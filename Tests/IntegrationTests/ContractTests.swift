@@ -1,6 +1,7 @@
 import Bus
 import Foundation
 import IntegrationSupport
+import VoiceMemoContract
 import XCTest
 
 #if canImport(FoundationXML)
@@ -39,12 +40,12 @@ final class ContractTests: IntegrationTestCase {
         let connection = try BusConnection.connect(address: fixture.session.busAddress)
         let live = try XCTUnwrap(
             connection.call(
-                destination: BusName("org.example.VoiceMemo"), path: ObjectPath("/org/example/VoiceMemo"),
+                destination: Contract.busName, path: Contract.recorderPath,
                 interface: InterfaceName("org.freedesktop.DBus.Introspectable"), member: MemberName("Introspect")
             ).first?.string)
 
-        let expected = try members(of: "org.example.VoiceMemo", inXML: String(contentsOf: shippedXML, encoding: .utf8))
-        XCTAssertEqual(try members(of: "org.example.VoiceMemo", inXML: live), expected)
+        let expected = try members(of: Contract.recorderInterface.rawValue, inXML: String(contentsOf: shippedXML, encoding: .utf8))
+        XCTAssertEqual(try members(of: Contract.recorderInterface.rawValue, inXML: live), expected)
         XCTAssertEqual(
             expected.count, 11 + 7 + 15,
             "9 methods, 7 signals, 12 properties of the contract, WatchLevels, UnwatchLevels, NotificationsEnabled, TrayEnabled and SkipSilence")
@@ -60,16 +61,16 @@ final class ContractTests: IntegrationTestCase {
         let connection = try BusConnection.connect(address: fixture.session.busAddress)
         let live = try XCTUnwrap(
             connection.call(
-                destination: BusName("org.example.VoiceMemo"), path: memo,
+                destination: Contract.busName, path: memo,
                 interface: InterfaceName("org.freedesktop.DBus.Introspectable"), member: MemberName("Introspect")
             ).first?.string)
         let shipped = try String(contentsOf: shippedXML, encoding: .utf8)
-        let expected = try members(of: "org.example.VoiceMemo.Memo", inXML: shipped)
-        XCTAssertEqual(try members(of: "org.example.VoiceMemo.Memo", inXML: live), expected)
+        let expected = try members(of: Contract.memoInterface.rawValue, inXML: shipped)
+        XCTAssertEqual(try members(of: Contract.memoInterface.rawValue, inXML: live), expected)
         XCTAssertEqual(expected.count, 5 + 9, "5 methods (with the additions DeletePermanently and Peaks) and 9 properties")
         let root = try XCTUnwrap(
             connection.call(
-                destination: BusName("org.example.VoiceMemo"), path: ObjectPath("/org/example/VoiceMemo"),
+                destination: Contract.busName, path: Contract.recorderPath,
                 interface: InterfaceName("org.freedesktop.DBus.Introspectable"), member: MemberName("Introspect")
             ).first?.string)
         XCTAssertTrue(root.contains("<interface name=\"org.freedesktop.DBus.ObjectManager\">"))
@@ -78,11 +79,11 @@ final class ContractTests: IntegrationTestCase {
     /// `data/org.example.VoiceMemo.xml` in this checkout.
     private var shippedXML: URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("data/org.example.VoiceMemo.xml")
+            .appendingPathComponent("data/\(Contract.recorderInterface).xml")
     }
 
     func testBusctlIntrospectListsTheContract() throws {
-        let output = try fixture.session.busctl(["introspect", "org.example.VoiceMemo", "/org/example/VoiceMemo"])
+        let output = try fixture.session.busctl(["introspect", Contract.busName.rawValue, Contract.recorderPath.rawValue])
         XCTAssertTrue(output.succeeded, "\(output)")
         for member in [".RecordWithOptions", ".Toggle", ".CurrentTime", ".RecordingFinished", ".Levels"] {
             XCTAssertTrue(output.stdout.contains(member), "busctl introspect shows \(member)")
@@ -94,7 +95,7 @@ final class ContractTests: IntegrationTestCase {
         XCTAssertEqual(second.status, 1)
         XCTAssertTrue(second.stderr.contains("already owned"), second.stderr)
         XCTAssertTrue(daemon.isRunning, "the first daemon keeps its name and keeps running")
-        XCTAssertTrue(try fixture.session.busNameHasOwner("org.example.VoiceMemo"))
+        XCTAssertTrue(try fixture.session.busNameHasOwner(Contract.busName.rawValue))
     }
 
     func testNoSessionBusIsAClearFailure() throws {

@@ -2,6 +2,7 @@ import Bus
 import Foundation
 import IntegrationSupport
 import SoundFile
+import VoiceMemoContract
 import XCTest
 
 /// Issue 9, the desktop: D-Bus activation, `make install`'s layout and its validators,
@@ -28,21 +29,21 @@ final class DesktopIntegrationTests: IntegrationTestCase {
     func testTheFirstCallActivatesTheDaemonWhichRecords() throws {
         let services = try scratchDirectory("dbus-services")
         let template = try String(
-            contentsOf: Self.repository.appendingPathComponent("data/org.example.VoiceMemo.service"), encoding: .utf8)
+            contentsOf: Self.repository.appendingPathComponent("data/\(Contract.busName).service"), encoding: .utf8)
         let binaries = try BuildProducts.voicememod().deletingLastPathComponent().path
         try template.replacingOccurrences(of: "@bindir@", with: binaries)
-            .write(to: services.appendingPathComponent("org.example.VoiceMemo.service"), atomically: true, encoding: .utf8)
+            .write(to: services.appendingPathComponent("\(Contract.busName).service"), atomically: true, encoding: .utf8)
         // Its own memo directory, apart from the fixture's daemon on the main bus.
         let data = try scratchDirectory("activated-data")
         let bus = try ActivationBus(session: session, serviceDirectory: services, environment: ["XDG_DATA_HOME": data.path])
         defer { bus.close() }
-        XCTAssertFalse(try bus.nameHasOwner("org.example.VoiceMemo"), "no daemon runs before the first call")
+        XCTAssertFalse(try bus.nameHasOwner(Contract.busName.rawValue), "no daemon runs before the first call")
 
-        let recorder = ["org.example.VoiceMemo", "/org/example/VoiceMemo", "org.example.VoiceMemo"]
+        let recorder = [Contract.busName.rawValue, Contract.recorderPath.rawValue, Contract.recorderInterface.rawValue]
         let record = try bus.busctl(["call"] + recorder + ["Record"], timeout: .seconds(20))
         XCTAssertEqual(record.status, 0, "\(record)")
-        XCTAssertTrue(record.stdout.hasPrefix("o \"/org/example/VoiceMemo/Memo/"), record.stdout)
-        XCTAssertTrue(try bus.nameHasOwner("org.example.VoiceMemo"))
+        XCTAssertTrue(record.stdout.hasPrefix("o \"\(Contract.memoParentPath)/"), record.stdout)
+        XCTAssertTrue(try bus.nameHasOwner(Contract.busName.rawValue))
         XCTAssertTrue(try bus.nameHasOwner("org.mpris.MediaPlayer2.voicememo"), "MPRIS name owned beside it")
 
         try waitUntil("a second is recorded", timeout: .seconds(5), pollingEvery: .milliseconds(100)) {
@@ -63,10 +64,10 @@ final class DesktopIntegrationTests: IntegrationTestCase {
         "usr/bin/voicememo",
         "usr/bin/voicememod",
         "usr/lib/systemd/user/voicememo.service",
-        "usr/share/applications/org.example.VoiceMemo.desktop",
+        "usr/share/applications/\(Contract.applicationID).desktop",
         "usr/share/bash-completion/completions/voicememo",
-        "usr/share/dbus-1/interfaces/org.example.VoiceMemo.xml",
-        "usr/share/dbus-1/services/org.example.VoiceMemo.service",
+        "usr/share/dbus-1/interfaces/\(Contract.recorderInterface).xml",
+        "usr/share/dbus-1/services/\(Contract.busName).service",
         "usr/share/doc/voicememo/examples/polybar-voicememo.ini",
         "usr/share/doc/voicememo/examples/waybar-voicememo.css",
         "usr/share/doc/voicememo/examples/waybar-voicememo.jsonc",
@@ -106,15 +107,15 @@ final class DesktopIntegrationTests: IntegrationTestCase {
 
         // Paths are the installed ones; nothing points into a home or keeps a placeholder.
         let activation = try String(
-            contentsOf: destination.appendingPathComponent("usr/share/dbus-1/services/org.example.VoiceMemo.service"),
+            contentsOf: destination.appendingPathComponent("usr/share/dbus-1/services/\(Contract.busName).service"),
             encoding: .utf8)
         XCTAssertTrue(activation.contains("\n[D-BUS Service]\n"), activation)
-        XCTAssertTrue(activation.contains("\nName=org.example.VoiceMemo\n"), activation)
+        XCTAssertTrue(activation.contains("\nName=\(Contract.busName)\n"), activation)
         XCTAssertTrue(activation.contains("\nExec=/usr/bin/voicememod\n"), activation)
         XCTAssertTrue(activation.contains("\nSystemdService=voicememo.service\n"), activation)
         let unit = try String(
             contentsOf: destination.appendingPathComponent("usr/lib/systemd/user/voicememo.service"), encoding: .utf8)
-        for line in ["Type=dbus", "BusName=org.example.VoiceMemo", "ExecStart=/usr/bin/voicememod", "Restart=on-abnormal"] {
+        for line in ["Type=dbus", "BusName=\(Contract.busName)", "ExecStart=/usr/bin/voicememod", "Restart=on-abnormal"] {
             XCTAssertTrue(unit.contains("\n\(line)\n"), "unit has \(line)")
         }
         for name in Self.installedFiles where !name.hasPrefix("usr/bin/") {
@@ -123,7 +124,7 @@ final class DesktopIntegrationTests: IntegrationTestCase {
             XCTAssertFalse(text.contains("/home/") || text.contains("/root/"), "\(name) names a home directory")
         }
 
-        for desktopFile in ["etc/xdg/autostart/voicememo.desktop", "usr/share/applications/org.example.VoiceMemo.desktop"] {
+        for desktopFile in ["etc/xdg/autostart/voicememo.desktop", "usr/share/applications/\(Contract.applicationID).desktop"] {
             let validation = try session.run("desktop-file-validate", [destination.appendingPathComponent(desktopFile).path])
             XCTAssertEqual(validation.status, 0, "\(desktopFile): \(validation)")
             XCTAssertEqual(validation.stdout + validation.stderr, "", "\(desktopFile) validates without hints")

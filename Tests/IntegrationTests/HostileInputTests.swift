@@ -3,6 +3,7 @@ import Foundation
 import IntegrationSupport
 import SoundFile
 import Synchronization
+import VoiceMemoContract
 import VoiceMemoCore
 import XCTest
 
@@ -12,12 +13,10 @@ final class HostileInputTests: RecorderTestCase {
 
     /// Error names a well-behaved service may answer with.
     private static let properErrors: Set<String> = Set([
-        "org.freedesktop.DBus.Error.UnknownMethod", "org.freedesktop.DBus.Error.UnknownObject",
-        "org.freedesktop.DBus.Error.UnknownInterface", "org.freedesktop.DBus.Error.UnknownProperty",
-        "org.freedesktop.DBus.Error.PropertyReadOnly", "org.freedesktop.DBus.Error.InvalidArgs",
-    ]).union(["InvalidArgument", "NotRecording", "Busy", "NoSuchMemo", "AudioServer", "Storage", "Unsupported"].map {
-        "org.example.VoiceMemo.Error." + $0
-    })
+        ErrorName.unknownMethod.rawValue, ErrorName.unknownObject.rawValue,
+        ErrorName.unknownInterface.rawValue, ErrorName.unknownProperty.rawValue,
+        ErrorName.propertyReadOnly.rawValue, ErrorName.invalidArgs.rawValue,
+    ]).union(ContractError.allCases.map(\.name.rawValue))
 
 
     /// Random values of every kind the contract uses and some it does not, nested, huge or odd.
@@ -53,7 +52,7 @@ final class HostileInputTests: RecorderTestCase {
             case 3: return .double([.nan, .infinity, -.infinity, -1, 0, 0.05, 1, 30, 1e300][Int.random(in: 0..<9, using: &random)])
             case 4: return .boolean(Bool.random(using: &random))
             case 5: return .byte(UInt8.random(in: 0...255, using: &random))
-            case 6: return .objectPath(ObjectPath(["/", "/org/example/VoiceMemo", "/x/y", "/org/example/VoiceMemo/Memo/none"][Int.random(in: 0..<4, using: &random)]))
+            case 6: return .objectPath(ObjectPath(["/", Contract.recorderPath.rawValue, "/x/y", Contract.memoPath(id: "none").rawValue][Int.random(in: 0..<4, using: &random)]))
             case 7: return .int32(Int32.random(in: .min ... .max, using: &random))
             case 8: return .variant(value(depth: depth + 1))
             case 9:
@@ -71,7 +70,7 @@ final class HostileInputTests: RecorderTestCase {
     func testFuzzedCallsAreAllAnsweredAndTheDaemonSurvives() throws {
         var fuzzer = Fuzzer()
         let connection = try BusConnection.connect(address: fixture.session.busAddress)
-        let interfaces = ["org.example.VoiceMemo", "org.example.VoiceMemo.Memo", "org.freedesktop.DBus.Properties",
+        let interfaces = [Contract.recorderInterface.rawValue, Contract.memoInterface.rawValue, "org.freedesktop.DBus.Properties",
                           "org.freedesktop.DBus.Introspectable", "org.freedesktop.DBus.ObjectManager", "org.freedesktop.DBus.Peer",
                           "org.example.Nope"]
         let members = ["Record", "RecordWithOptions", "Pause", "Resume", "Stop", "Cancel", "Toggle", "StopPlayback", "GetLevels",
@@ -79,16 +78,16 @@ final class HostileInputTests: RecorderTestCase {
         let properties = ["State", "Format", "SampleRate", "Channels", "Quality", "Source", "MeteringEnabled", "Title", "Nope", ""]
         let realMembers: [(interface: String, member: String, isMemo: Bool)] =
             ["Record", "RecordWithOptions", "RecordWithOptions", "RecordWithOptions", "Pause", "Resume", "Stop", "Cancel", "Toggle",
-             "StopPlayback", "GetLevels"].map { ("org.example.VoiceMemo", $0, false) }
+             "StopPlayback", "GetLevels"].map { (Contract.recorderInterface.rawValue, $0, false) }
             + ["Get", "GetAll", "Set", "Set", "Set"].map { ("org.freedesktop.DBus.Properties", $0, false) }
             + ["Get", "Set"].map { ("org.freedesktop.DBus.Properties", $0, true) }
-            + ["Play", "Rename", "Rename", "Delete", "Peaks", "Peaks"].map { ("org.example.VoiceMemo.Memo", $0, true) }
+            + ["Play", "Rename", "Rename", "Delete", "Peaks", "Peaks"].map { (Contract.memoInterface.rawValue, $0, true) }
             + [("org.freedesktop.DBus.ObjectManager", "GetManagedObjects", false), ("org.freedesktop.DBus.Introspectable", "Introspect", false)]
         var errors: [String: Int] = [:]
         let calls = 5000
         for index in 0..<calls {
-            let memoPaths = recorder.memoFiles.prefix(2).map { "/org/example/VoiceMemo/Memo/" + MemoNaming.memoID(forFileName: $0) }
-            let paths = ["/org/example/VoiceMemo", "/org/example/VoiceMemo", "/", "/org/example", "/org/example/VoiceMemo/Memo/x"] + memoPaths
+            let memoPaths = recorder.memoFiles.prefix(2).map { Contract.memoPath(id: MemoNaming.memoID(forFileName: $0)).rawValue }
+            let paths = [Contract.recorderPath.rawValue, Contract.recorderPath.rawValue, "/", "/org/example", Contract.memoPath(id: "x").rawValue] + memoPaths
             // Mostly a real member on its own interface and path, so the handlers (not only
             // the routing) see the random values; sometimes anything at all.
             let pair = Int.random(in: 0..<4, using: &fuzzer.random) > 0 ? realMembers.randomElement(using: &fuzzer.random) : nil
@@ -106,7 +105,7 @@ final class HostileInputTests: RecorderTestCase {
             }
             do {
                 _ = try connection.call(
-                    destination: BusName("org.example.VoiceMemo"),
+                    destination: Contract.busName,
                     path: ObjectPath(pair.map { $0.isMemo ? (memoPaths.first ?? paths[0]) : paths[0] } ?? paths[Int.random(in: 0..<paths.count, using: &fuzzer.random)]),
                     interface: InterfaceName(pair?.interface ?? interfaces[Int.random(in: 0..<interfaces.count, using: &fuzzer.random)]),
                     member: MemberName(member), arguments: arguments, timeout: .seconds(5))
@@ -147,18 +146,18 @@ final class HostileInputTests: RecorderTestCase {
                 var random = SeededGenerator(seed: UInt64(client + 1) * 7919)
                 while ContinuousClock.now < deadline {
                     let (interface, member, arguments): (String, String, [BusValue]) = switch Int.random(in: 0..<10, using: &random) {
-                    case 0: ("org.example.VoiceMemo", "Toggle", [])
-                    case 1: ("org.example.VoiceMemo", "GetLevels", [])
-                    case 2: ("org.freedesktop.DBus.Properties", "GetAll", [.string("org.example.VoiceMemo")])
+                    case 0: (Contract.recorderInterface.rawValue, "Toggle", [])
+                    case 1: (Contract.recorderInterface.rawValue, "GetLevels", [])
+                    case 2: ("org.freedesktop.DBus.Properties", "GetAll", [.string(Contract.recorderInterface.rawValue)])
                     case 3: ("org.freedesktop.DBus.Introspectable", "Introspect", [])
-                    case 4: ("org.example.VoiceMemo", "Pause", [])
+                    case 4: (Contract.recorderInterface.rawValue, "Pause", [])
                     case 5: ("org.freedesktop.DBus.ObjectManager", "GetManagedObjects", [])
-                    default: ("org.freedesktop.DBus.Properties", "Get", [.string("org.example.VoiceMemo"), .string("State")])
+                    default: ("org.freedesktop.DBus.Properties", "Get", [.string(Contract.recorderInterface.rawValue), .string("State")])
                     }
                     let started = ContinuousClock.now
                     do {
                         _ = try connection.call(
-                            destination: BusName("org.example.VoiceMemo"), path: ObjectPath("/org/example/VoiceMemo"),
+                            destination: Contract.busName, path: Contract.recorderPath,
                             interface: InterfaceName(interface), member: MemberName(member), arguments: arguments, timeout: .seconds(5))
                     } catch let error as BusError where Self.properErrors.contains(error.name.rawValue) {
                         // the contract's answer, e.g. NotRecording for Pause while idle
@@ -205,20 +204,20 @@ final class HostileInputTests: RecorderTestCase {
         try waitUntil("voicememod owns its name on the shared bus", timeout: .seconds(10)) {
             try fixture.session.run(
                 "busctl", ["--address=\(address)", "call", "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
-                           "NameHasOwner", "s", "org.example.VoiceMemo"]
+                           "NameHasOwner", "s", Contract.busName.rawValue]
             ).stdout.contains("true")
         }
 
         let asNobody = try fixture.session.run(
             "setpriv", ["--reuid=nobody", "--regid=nogroup", "--clear-groups", "dbus-send", "--bus=\(address)", "--print-reply",
-                        "--dest=org.example.VoiceMemo", "/org/example/VoiceMemo", "org.example.VoiceMemo.Record"])
+                        "--dest=\(Contract.busName)", Contract.recorderPath.rawValue, "\(Contract.recorderInterface).Record"])
         XCTAssertNotEqual(asNobody.status, 0)
-        XCTAssertTrue(asNobody.stderr.contains("org.freedesktop.DBus.Error.AccessDenied"), "\(asNobody)")
+        XCTAssertTrue(asNobody.stderr.contains(ErrorName.accessDenied.rawValue), "\(asNobody)")
         XCTAssertEqual(recorder.memoFiles, [], "nothing was recorded")
 
         let asOwner = try fixture.session.run(
-            "dbus-send", ["--bus=\(address)", "--print-reply", "--dest=org.example.VoiceMemo", "/org/example/VoiceMemo",
-                          "org.freedesktop.DBus.Properties.Get", "string:org.example.VoiceMemo", "string:State"])
+            "dbus-send", ["--bus=\(address)", "--print-reply", "--dest=\(Contract.busName)", Contract.recorderPath.rawValue,
+                          "org.freedesktop.DBus.Properties.Get", "string:\(Contract.recorderInterface)", "string:State"])
         XCTAssertEqual(asOwner.status, 0, "the session's own user is served: \(asOwner)")
         XCTAssertTrue(asOwner.stdout.contains("\"idle\""), asOwner.stdout)
     }

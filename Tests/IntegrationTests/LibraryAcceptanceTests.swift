@@ -3,6 +3,7 @@ import Foundation
 import IntegrationSupport
 import SoundFile
 import AudioContainers
+import VoiceMemoContract
 import VoiceMemoCore
 import XCTest
 
@@ -34,7 +35,7 @@ final class LibraryAcceptanceTests: RecorderTestCase {
             let finishedIndex = recorder.received.firstIndex { $0.member.rawValue == "RecordingFinished" && $0.arguments.first?.objectPath == memo }
             let addedIndex = recorder.received.firstIndex { $0.member.rawValue == "InterfacesAdded" && $0.arguments.first?.objectPath == memo }
             XCTAssertLessThan(try XCTUnwrap(addedIndex), try XCTUnwrap(finishedIndex), "the object exists before RecordingFinished")
-            XCTAssertNotNil(added.arguments[1].dictionaryEntries?.first { $0.key.string == "org.example.VoiceMemo.Memo" })
+            XCTAssertNotNil(added.arguments[1].dictionaryEntries?.first { $0.key.string == Contract.memoInterface.rawValue })
         }
 
         let listed = try recorder.managedMemos()
@@ -88,7 +89,7 @@ final class LibraryAcceptanceTests: RecorderTestCase {
             do {
                 try recorder.callMemo(memo, "Rename", [.string(hostile)])
             } catch let error as BusError {
-                XCTAssertEqual(error.name.rawValue, "org.example.VoiceMemo.Error.InvalidArgument", hostile.prefix(20) + "")
+                XCTAssertEqual(error.name.rawValue, ContractError.invalidArgument.name.rawValue, hostile.prefix(20) + "")
                 continue
             }
             let now = try recorder.file(of: memo)
@@ -110,7 +111,7 @@ final class LibraryAcceptanceTests: RecorderTestCase {
         XCTAssertEqual(try recorder.property("Playing").objectPath, memo)
         try recorder.callMemo(memo, "Delete")
         let removed = try recorder.waitForSignal("InterfacesRemoved") { $0.arguments.first?.objectPath == memo }
-        XCTAssertEqual(removed.arguments[1].array?.compactMap(\.string), ["org.example.VoiceMemo.Memo"])
+        XCTAssertEqual(removed.arguments[1].array?.compactMap(\.string), [Contract.memoInterface.rawValue])
         XCTAssertFalse(FileManager.default.fileExists(atPath: file.path))
         let trashed = fixture.session.dataDirectory.appendingPathComponent("Trash/files").appendingPathComponent(file.lastPathComponent)
         XCTAssertTrue(FileManager.default.fileExists(atPath: trashed.path), "in the trash")
@@ -119,7 +120,7 @@ final class LibraryAcceptanceTests: RecorderTestCase {
         XCTAssertEqual(finished.arguments.last?.boolean, false)
         XCTAssertNil(try recorder.managedMemos()[memo])
         XCTAssertThrowsError(try recorder.callMemo(memo, "Play")) { error in
-            XCTAssertEqual((error as? BusError)?.name.rawValue, "org.freedesktop.DBus.Error.UnknownObject")
+            XCTAssertEqual((error as? BusError)?.name.rawValue, ErrorName.unknownObject.rawValue)
         }
     }
 
@@ -202,7 +203,7 @@ final class LibraryAcceptanceTests: RecorderTestCase {
         let memo = try recordMemo(0.5)
         _ = try recorder.recordWithOptions(["format": .string("wav")])
         XCTAssertThrowsError(try recorder.callMemo(memo, "Play")) { error in
-            XCTAssertEqual((error as? BusError)?.name.rawValue, "org.example.VoiceMemo.Error.Busy")
+            XCTAssertEqual((error as? BusError)?.name.rawValue, ContractError.busy.name.rawValue)
         }
         try recorder.call("Stop")
     }

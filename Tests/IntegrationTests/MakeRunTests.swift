@@ -1,6 +1,7 @@
 import Foundation
 import IntegrationSupport
 import SoundFile
+import VoiceMemoContract
 import XCTest
 
 /// Issue 14: `make run` is the product's first impression. Its helper, `data/run-headless.sh`,
@@ -30,7 +31,7 @@ final class MakeRunTests: XCTestCase {
         var output: String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
         defer { if script.isRunning { _ = script.kill() } }
 
-        try waitUntil("make run serves org.example.VoiceMemo", timeout: .seconds(20)) {
+        try waitUntil("make run serves \(Contract.busName)", timeout: .seconds(20)) {
             if let ended = script.termination { throw FixtureError.exitedEarly("run-headless.sh", termination: ended, log: output) }
             return output.contains("voicememod: serving")
         }

@@ -1,5 +1,6 @@
 import Foundation
 import IntegrationSupport
+import VoiceMemoContract
 import XCTest
 
 /// Issue 16, tested in a real panel: waybar (with the shipped module and CSS, and its tray)
@@ -18,7 +19,7 @@ final class PanelTests: IntegrationTestCase {
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     private var session: TestSession { fixture.session }
-    private let recorderArguments = ["org.example.VoiceMemo", "/org/example/VoiceMemo", "org.example.VoiceMemo"]
+    private let recorderArguments = [Contract.busName.rawValue, Contract.recorderPath.rawValue, Contract.recorderInterface.rawValue]
 
     /// The shipped `custom/voicememo` block of `data/waybar-voicememo.jsonc`.
     private func shippedModule() throws -> [String: Any] {
@@ -182,7 +183,7 @@ final class PanelTests: IntegrationTestCase {
         let owner = { (name: String) in
             try self.busctlValue(["call", "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetNameOwner", "s", name])
         }
-        XCTAssertEqual(try owner(item), try owner("org.example.VoiceMemo"), "the registered item is voicememod's")
+        XCTAssertEqual(try owner(item), try owner(Contract.busName.rawValue), "the registered item is voicememod's")
         let sni = [item, "/StatusNotifierItem", "org.kde.StatusNotifierItem"]
         XCTAssertEqual(try busctlValue(["get-property"] + sni + ["Status"]), "s \"Active\"")
         XCTAssertEqual(try busctlValue(["get-property"] + sni + ["IconName"]), "s \"voicememo-idle\"")

@@ -1,6 +1,7 @@
 import Bus
 import Foundation
 import IntegrationSupport
+import VoiceMemoContract
 import XCTest
 
 /// Each memo's `Peaks(count)`: the waveform of what was recorded, computed once per file,
@@ -116,13 +117,13 @@ final class PeaksAcceptanceTests: RecorderTestCase {
             XCTAssertTrue(values.allSatisfy { $0 >= 0.45 && $0 <= ceiling }, "\(format): \(values)")
             XCTAssertNil(try recorder.managedMemos()[memo], "a memo being recorded is not listed")
             XCTAssertThrowsError(try recorder.callMemo(memo, "Play"), "it answers Peaks only") { error in
-                XCTAssertEqual((error as? BusError)?.name.rawValue, "org.freedesktop.DBus.Error.UnknownMethod")
+                XCTAssertEqual((error as? BusError)?.name.rawValue, ErrorName.unknownMethod.rawValue)
             }
             do {
                 _ = try recorder.callMemo(memo, "Peaks", [.uint32(0)])
                 XCTFail("Peaks(0) of the memo being recorded answered")
             } catch let error as BusError {
-                XCTAssertEqual(error.name.rawValue, "org.example.VoiceMemo.Error.InvalidArgument")
+                XCTAssertEqual(error.name.rawValue, ContractError.invalidArgument.name.rawValue)
             }
             XCTAssertEqual(try recorder.call("Stop").first?.objectPath, memo)
             try recorder.waitForSignal("RecordingFinished") { $0.arguments.first?.objectPath == memo }
@@ -138,7 +139,7 @@ final class PeaksAcceptanceTests: RecorderTestCase {
             _ = try recorder.callMemo(cancelled, "Peaks", [.uint32(3)])
             XCTFail("the cancelled memo still answers")
         } catch let error as BusError {
-            XCTAssertEqual(error.name.rawValue, "org.freedesktop.DBus.Error.UnknownObject")
+            XCTAssertEqual(error.name.rawValue, ErrorName.unknownObject.rawValue)
         }
         try recorder.drainSignals()
         XCTAssertFalse(
@@ -156,7 +157,7 @@ final class PeaksAcceptanceTests: RecorderTestCase {
                 let reply = try recorder.callMemo(memo, "Peaks", [.uint32(count)])
                 XCTFail("Peaks(\(count)) answered \(reply)")
             } catch let error as BusError {
-                XCTAssertEqual(error.name.rawValue, "org.example.VoiceMemo.Error.InvalidArgument", "\(count)")
+                XCTAssertEqual(error.name.rawValue, ContractError.invalidArgument.name.rawValue, "\(count)")
                 XCTAssertTrue(error.message.contains("'count' must be from 1 to 4096"), error.message)
                 XCTAssertTrue(error.message.contains("got \(count)"), error.message)
             }
@@ -179,7 +180,7 @@ final class PeaksAcceptanceTests: RecorderTestCase {
             XCTFail("Peaks of a removed file answered")
         } catch let error as BusError {
             XCTAssertTrue(
-                ["org.example.VoiceMemo.Error.NoSuchMemo", "org.freedesktop.DBus.Error.UnknownObject"].contains(error.name.rawValue),
+                [ContractError.noSuchMemo.name.rawValue, ErrorName.unknownObject.rawValue].contains(error.name.rawValue),
                 "\(error.name): \(error.message)")
         }
         XCTAssertTrue(daemon.isRunning)

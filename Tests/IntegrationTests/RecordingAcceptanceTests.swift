@@ -3,6 +3,7 @@ import Foundation
 import IntegrationSupport
 import Synchronization
 import SoundFile
+import VoiceMemoContract
 import VoiceMemoCore
 import XCTest
 
@@ -19,7 +20,7 @@ final class RecordingAcceptanceTests: RecorderTestCase {
     }
 
     private func busctlCall(_ method: String) throws -> String {
-        try busctl(["call", "org.example.VoiceMemo", "/org/example/VoiceMemo", "org.example.VoiceMemo", method])
+        try busctl(["call", Contract.busName.rawValue, Contract.recorderPath.rawValue, Contract.recorderInterface.rawValue, method])
     }
 
     /// Checks that `file` holds the stimulus: level within 1 dB, frequency within 2 %.
@@ -37,7 +38,7 @@ final class RecordingAcceptanceTests: RecorderTestCase {
     // 1. Record, 3 s, Stop, in every format, through busctl exactly as a user types it.
     func testRecordThreeSecondsInEveryFormatHoldsTheTone() throws {
         for format in AudioFormat.allCases {
-            try busctl(["set-property", "org.example.VoiceMemo", "/org/example/VoiceMemo", "org.example.VoiceMemo", "Format", "s", format.rawValue])
+            try busctl(["set-property", Contract.busName.rawValue, Contract.recorderPath.rawValue, Contract.recorderInterface.rawValue, "Format", "s", format.rawValue])
             var span = RecordingSpan()
             let started = try span.start { try busctlCall("Record") }
             Thread.sleep(forTimeInterval: 3)  // the recording's length, not a wait for an event
@@ -135,14 +136,14 @@ final class RecordingAcceptanceTests: RecorderTestCase {
 
     // 5. Bad input gets the contract's error naming the problem; the daemon keeps serving.
     func testBadInputIsRefusedWithTheContractsErrors() throws {
-        let invalid = "org.example.VoiceMemo.Error.InvalidArgument"
+        let invalid = ContractError.invalidArgument.name.rawValue
         let cases: [(options: [String: BusValue], name: String, mentions: [String])] = [
             (["colour": .string("red")], invalid, ["colour"]),
             (["sample-rate": .string("48000")], invalid, ["sample-rate", "'u'"]),
             (["sample-rate": .uint32(7)], invalid, ["sample-rate", "7"]),
             (["channels": .uint32(9)], invalid, ["channels", "9"]),
             (["format": .string("aac")], invalid, ["format", "aac"]),
-            (["format": .string("opus"), "sample-rate": .uint32(44100)], "org.example.VoiceMemo.Error.Unsupported", ["44100"]),
+            (["format": .string("opus"), "sample-rate": .uint32(44100)], ContractError.unsupported.name.rawValue, ["44100"]),
         ]
         for (options, name, mentions) in cases {
             let error = try XCTUnwrap(recorder.callFailing("RecordWithOptions", [.stringDictionary(options)]))
@@ -151,16 +152,16 @@ final class RecordingAcceptanceTests: RecorderTestCase {
         }
         for method in ["Pause", "Stop", "Cancel"] {
             let error = try XCTUnwrap(recorder.callFailing(method))
-            XCTAssertEqual(error.name.rawValue, "org.example.VoiceMemo.Error.NotRecording", method)
+            XCTAssertEqual(error.name.rawValue, ContractError.notRecording.name.rawValue, method)
             XCTAssertFalse(error.message.isEmpty)
         }
         let wrongSignature = try XCTUnwrap(recorder.callFailing("RecordWithOptions", [.string("format")]))
-        XCTAssertEqual(wrongSignature.name.rawValue, "org.freedesktop.DBus.Error.InvalidArgs")
+        XCTAssertEqual(wrongSignature.name.rawValue, ErrorName.invalidArgs.rawValue)
         XCTAssertThrowsError(try recorder.setProperty("SampleRate", .uint32(7))) { error in
             XCTAssertEqual((error as? BusError)?.name.rawValue, invalid)
         }
         XCTAssertThrowsError(try recorder.setProperty("State", .string("recording"))) { error in
-            XCTAssertEqual((error as? BusError)?.name.rawValue, "org.freedesktop.DBus.Error.PropertyReadOnly")
+            XCTAssertEqual((error as? BusError)?.name.rawValue, ErrorName.propertyReadOnly.rawValue)
         }
 
         XCTAssertEqual(try recorder.state, "idle")

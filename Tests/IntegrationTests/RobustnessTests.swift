@@ -2,6 +2,7 @@ import Bus
 import Foundation
 import IntegrationSupport
 import SoundFile
+import VoiceMemoContract
 import XCTest
 
 /// Nothing lost: crashes, SIGTERM and a full disk never cost audio already captured.
@@ -114,7 +115,7 @@ final class RobustnessTests: RecorderTestCase {
         let other = try fixture.launchDaemon(environment: ["XDG_DATA_HOME": blocked.path])
         defer { _ = other.stop() }
         let error = try XCTUnwrap(recorder.callFailing("Record"))
-        XCTAssertEqual(error.name.rawValue, "org.example.VoiceMemo.Error.Storage")
+        XCTAssertEqual(error.name.rawValue, ContractError.storage.name.rawValue)
         XCTAssertTrue(error.message.contains(blocked.path), error.message)
     }
 }

@@ -2,6 +2,7 @@ import Bus
 import Foundation
 import IntegrationSupport
 import SoundFile
+import VoiceMemoContract
 import XCTest
 
 /// The audio server going away mid-recording, staying away, or not running at all.
@@ -88,7 +89,7 @@ final class ServerLossTests: RecorderTestCase {
         defer { _ = early.stop() }
         XCTAssertEqual(try recorder.state, "idle")
         let refused = try XCTUnwrap(recorder.callFailing("Record"))
-        XCTAssertEqual(refused.name.rawValue, "org.example.VoiceMemo.Error.AudioServer")
+        XCTAssertEqual(refused.name.rawValue, ContractError.audioServer.name.rawValue)
         XCTAssertTrue(refused.message.contains("Is PulseAudio or pipewire-pulse running?"), refused.message)
         XCTAssertEqual(recorder.memoFiles, [])
 

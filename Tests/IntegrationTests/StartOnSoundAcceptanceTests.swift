@@ -2,6 +2,7 @@ import Bus
 import Foundation
 import IntegrationSupport
 import SoundFile
+import VoiceMemoContract
 import XCTest
 
 /// Start on sound against the real daemon: the fixture's tone played in bursts after silence,
@@ -104,7 +105,7 @@ final class StartOnSoundAcceptanceTests: RecorderTestCase {
             (["start-on-sound": .uint32(1)], "option 'start-on-sound' must be of type 'b'"),
         ] {
             let error = recorder.callFailing("RecordWithOptions", [.stringDictionary(options)])
-            XCTAssertEqual(error?.name.rawValue, "org.example.VoiceMemo.Error.InvalidArgument", "\(options)")
+            XCTAssertEqual(error?.name.rawValue, ContractError.invalidArgument.name.rawValue, "\(options)")
             XCTAssertTrue(error?.message.contains(message) ?? false, "\(error?.message ?? "")")
         }
         XCTAssertEqual(try recorder.state, "idle")
@@ -153,7 +154,7 @@ final class StartOnSoundAcceptanceTests: RecorderTestCase {
         fixture.stimulus.stop()
         let output = try fixture.voicememo(["record", "--on-sound", "--threshold", "-30", "--pre-roll", "1"])
         XCTAssertEqual(output.status, 0, "\(output)")
-        XCTAssertTrue(output.stdout.hasPrefix("Waiting for sound to record /org/example/VoiceMemo/Memo/"), output.stdout)
+        XCTAssertTrue(output.stdout.hasPrefix("Waiting for sound to record \(Contract.memoParentPath)/"), output.stdout)
         XCTAssertEqual(try recorder.state, "scheduled")
         try recorder.call("Cancel")
         for arguments in [

@@ -1,6 +1,7 @@
 import Bus
 import Foundation
 import IntegrationSupport
+import VoiceMemoContract
 import VoiceMemoCore
 import XCTest
 
@@ -78,7 +79,7 @@ final class TrashAcceptanceTests: RecorderTestCase {
         let deleted = Date()
         _ = try recorder.callMemo(memo, "Delete")
         let removed = try recorder.waitForSignal("InterfacesRemoved") { $0.arguments.first?.objectPath == memo }
-        XCTAssertEqual(removed.arguments[1].array?.compactMap(\.string), ["org.example.VoiceMemo.Memo"])
+        XCTAssertEqual(removed.arguments[1].array?.compactMap(\.string), [Contract.memoInterface.rawValue])
         XCTAssertFalse(FileManager.default.fileExists(atPath: file.path), "the file left the memo directory")
         XCTAssertNil(try recorder.managedMemos()[memo])
 
@@ -151,13 +152,13 @@ final class TrashAcceptanceTests: RecorderTestCase {
         let file = try recorder.file(of: memo)
         _ = try recorder.callMemo(memo, "DeletePermanently")
         let removed = try recorder.waitForSignal("InterfacesRemoved") { $0.arguments.first?.objectPath == memo }
-        XCTAssertEqual(removed.arguments[1].array?.compactMap(\.string), ["org.example.VoiceMemo.Memo"])
+        XCTAssertEqual(removed.arguments[1].array?.compactMap(\.string), [Contract.memoInterface.rawValue])
         XCTAssertFalse(FileManager.default.fileExists(atPath: file.path))
         XCTAssertEqual(try trashed(), [], "not in the trash either")
         XCTAssertEqual(recorder.memoFiles, [])
         XCTAssertNil(try recorder.managedMemos()[memo])
         XCTAssertThrowsError(try recorder.callMemo(memo, "DeletePermanently")) { error in
-            XCTAssertEqual((error as? BusError)?.name.rawValue, "org.freedesktop.DBus.Error.UnknownObject")
+            XCTAssertEqual((error as? BusError)?.name.rawValue, ErrorName.unknownObject.rawValue)
         }
     }
 
@@ -187,7 +188,7 @@ final class TrashAcceptanceTests: RecorderTestCase {
         _ = try recorder.callMemo(memo, "Play")
 
         XCTAssertThrowsError(try recorder.callMemo(memo, "Delete")) { error in
-            XCTAssertEqual((error as? BusError)?.name.rawValue, "org.example.VoiceMemo.Error.Storage")
+            XCTAssertEqual((error as? BusError)?.name.rawValue, ContractError.storage.name.rawValue)
             XCTAssertTrue((error as? BusError)?.message.contains("another file system") == true, "\(error)")
         }
         XCTAssertTrue(FileManager.default.fileExists(atPath: file.path), "the memo stays")

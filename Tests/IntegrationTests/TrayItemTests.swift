@@ -1,6 +1,7 @@
 import Bus
 import Foundation
 import IntegrationSupport
+import VoiceMemoContract
 import XCTest
 
 /// Issue 16 without a panel: the StatusNotifierItem and its dbusmenu as served, the
@@ -26,7 +27,7 @@ final class TrayItemTests: RecorderTestCase {
 
     private func itemProperty(_ name: String) throws -> BusValue {
         let reply = try connection.call(
-            destination: BusName(Daemon.busName), path: item, interface: .properties, member: MemberName("Get"),
+            destination: Contract.busName, path: item, interface: .properties, member: MemberName("Get"),
             arguments: [.string("org.kde.StatusNotifierItem"), .string(name)])
         return try XCTUnwrap(reply.first?.variant)
     }
@@ -34,7 +35,7 @@ final class TrayItemTests: RecorderTestCase {
     /// The menu's items as (id, label, enabled), from GetLayout.
     private func menuItems() throws -> [(id: Int32, label: String, enabled: Bool)] {
         let reply = try connection.call(
-            destination: BusName(Daemon.busName), path: menu, interface: InterfaceName("com.canonical.dbusmenu"),
+            destination: Contract.busName, path: menu, interface: InterfaceName("com.canonical.dbusmenu"),
             member: MemberName("GetLayout"), arguments: [.int32(0), .int32(-1), .stringArray([])])
         let root = try XCTUnwrap(reply.last?.structure)
         return (root[2].array ?? []).compactMap { child in
@@ -52,7 +53,7 @@ final class TrayItemTests: RecorderTestCase {
     private func click(_ label: String) throws {
         let id = try XCTUnwrap(try menuItems().first { $0.label == label }?.id, "menu item \(label)")
         _ = try connection.call(
-            destination: BusName(Daemon.busName), path: menu, interface: InterfaceName("com.canonical.dbusmenu"),
+            destination: Contract.busName, path: menu, interface: InterfaceName("com.canonical.dbusmenu"),
             member: MemberName("Event"), arguments: [.int32(id), .string("clicked"), .variant(.string("")), .uint32(0)])
     }
 
@@ -121,18 +122,18 @@ final class TrayItemTests: RecorderTestCase {
     func testBadMenuCallsGetClearErrors() throws {
         XCTAssertThrowsError(
             try connection.call(
-                destination: BusName(Daemon.busName), path: menu, interface: InterfaceName("com.canonical.dbusmenu"),
+                destination: Contract.busName, path: menu, interface: InterfaceName("com.canonical.dbusmenu"),
                 member: MemberName("Event"), arguments: [.int32(4242), .string("clicked"), .variant(.string("")), .uint32(0)])
         ) { error in
-            XCTAssertEqual((error as? BusError)?.name.rawValue, "org.freedesktop.DBus.Error.InvalidArgs")
+            XCTAssertEqual((error as? BusError)?.name.rawValue, ErrorName.invalidArgs.rawValue)
             XCTAssertTrue((error as? BusError)?.message.contains("no item 4242") == true, "\(error)")
         }
         XCTAssertThrowsError(
             try connection.call(
-                destination: BusName(Daemon.busName), path: menu, interface: InterfaceName("com.canonical.dbusmenu"),
+                destination: Contract.busName, path: menu, interface: InterfaceName("com.canonical.dbusmenu"),
                 member: MemberName("GetLayout"), arguments: [.string("zero")])
         ) { error in
-            XCTAssertEqual((error as? BusError)?.name.rawValue, "org.freedesktop.DBus.Error.InvalidArgs")
+            XCTAssertEqual((error as? BusError)?.name.rawValue, ErrorName.invalidArgs.rawValue)
         }
         // A click on a greyed-out item does nothing.
         try click("Stop")
@@ -148,7 +149,7 @@ final class TrayItemTests: RecorderTestCase {
             try !self.fixture.session.busNameHasOwner(name)
         }
         XCTAssertThrowsError(try itemProperty("Status")) { error in
-            XCTAssertEqual((error as? BusError)?.name.rawValue, "org.freedesktop.DBus.Error.UnknownObject")
+            XCTAssertEqual((error as? BusError)?.name.rawValue, ErrorName.unknownObject.rawValue)
         }
         let settings = try String(contentsOf: fixture.session.settingsFile, encoding: .utf8)
         XCTAssertTrue(settings.contains("\"isTrayEnabled\" : false") || settings.contains("\"isTrayEnabled\":false"), settings)
@@ -190,7 +191,7 @@ final class TrayItemTests: RecorderTestCase {
 
         let secondary = { (state: String) in
             _ = try self.connection.call(
-                destination: BusName(Daemon.busName), path: self.item, interface: InterfaceName("org.kde.StatusNotifierItem"),
+                destination: Contract.busName, path: self.item, interface: InterfaceName("org.kde.StatusNotifierItem"),
                 member: MemberName("SecondaryActivate"), arguments: [.int32(0), .int32(0)])
             try self.waitForState(state)
         }

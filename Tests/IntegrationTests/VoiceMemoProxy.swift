@@ -2,16 +2,17 @@ import Bus
 import Foundation
 import IntegrationSupport
 import SoundFile
+import VoiceMemoContract
 import VoiceMemoCore
 import XCTest
 
 /// The daemon's recorder object seen from a test: typed calls on one private-bus
 /// connection, and a second connection that records every signal the recorder emits.
 final class VoiceMemoProxy {
-    static let busName = BusName("org.example.VoiceMemo")
-    static let path = ObjectPath("/org/example/VoiceMemo")
-    static let interface = InterfaceName("org.example.VoiceMemo")
-    static let properties = InterfaceName("org.freedesktop.DBus.Properties")
+    static let busName = Contract.busName
+    static let path = Contract.recorderPath
+    static let interface = Contract.recorderInterface
+    static let properties = InterfaceName.properties
 
     private let calls: BusConnection
     private let signals: BusConnection
@@ -70,7 +71,7 @@ final class VoiceMemoProxy {
             arguments: [.string(Self.interface.rawValue), .string(name), .variant(value)])
     }
 
-    static let memoInterface = InterfaceName("org.example.VoiceMemo.Memo")
+    static let memoInterface = Contract.memoInterface
 
     /// Calls a method of the memo object at `memo`.
     @discardableResult
