@@ -54,7 +54,7 @@ struct Meter: Subcommand {
         let table = MeterTable()
         var heldPeaks: [(value: Double, until: ContinuousClock.Instant)] = []
         var drawnLines = 0
-        var sawRecording = status.state != "idle"
+        var sawRecording = status.state != .idle
         print("\u{1B}[?25l", terminator: "")  // hide the cursor while drawing
         defer { print("\u{1B}[?25h") }
         while !Interrupt.isRequested {
@@ -69,8 +69,8 @@ struct Meter: Subcommand {
             case .daemonChanged, .other, nil:
                 break
             }
-            if status.state != "idle" { sawRecording = true }
-            if sawRecording && status.state == "idle" { break }
+            if status.state != .idle { sawRecording = true }
+            if sawRecording && status.state == .idle { break }
 
             let now = ContinuousClock.now
             let values = (0..<max(status.channels, status.peak.count)).map { channel in

@@ -5,7 +5,7 @@ import VoiceMemoCore
 /// What the CLI's live views know about the recorder, kept current from its signals and
 /// advanced by the local clock in between, so nothing polls the daemon.
 struct RecorderStatus {
-    var state = "idle"
+    var state = RecorderState.idle
     var activeSource = ""
     var channels = 1
     /// `CurrentTime` when it was last read, and when that was.
@@ -19,7 +19,7 @@ struct RecorderStatus {
 
     /// Takes the values of a `GetAll` or a `PropertiesChanged`.
     mutating func update(with properties: [String: BusValue]) {
-        if let state = properties["State"]?.string { self.state = state }
+        if let state = properties["State"]?.string.flatMap(RecorderState.init(rawValue:)) { self.state = state }
         if let source = properties["ActiveSource"]?.string { activeSource = source }
         if let channels = properties["Channels"]?.uint32 { self.channels = Int(channels) }
         if let time = properties["CurrentTime"]?.double { setTime(time) }
@@ -39,14 +39,14 @@ struct RecorderStatus {
 
     /// Seconds recorded now: the last reading plus the time since, while recording.
     var currentTime: Double {
-        guard state == "recording" else { return time }
+        guard state == .recording else { return time }
         let elapsed = ContinuousClock.now - timeReadAt
         return time + Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     }
 
     /// The loudest channel's peak on the −60 dB meter scale, 0 … 1.
     var meterValue: Double {
-        guard state == "recording", let loudest = peak.max() else { return 0 }
+        guard state == .recording, let loudest = peak.max() else { return 0 }
         return MeterTable().value(forDecibels: loudest)
     }
 

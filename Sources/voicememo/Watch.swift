@@ -37,20 +37,20 @@ struct Watch: Subcommand {
         // the pause sign, is not: it rendered as a missing-glyph box in waybar).
         let symbol: String
         switch status.state {
-        case "recording": symbol = "●"
-        case "paused": symbol = "❚❚"
-        case "scheduled": symbol = "◷"
-        case "interrupted": symbol = "⚠"
-        default: symbol = "○"
+        case .recording: symbol = "●"
+        case .paused: symbol = "❚❚"
+        case .scheduled: symbol = "◷"
+        case .interrupted: symbol = "⚠"
+        case .idle: symbol = "○"
         }
-        let isOpen = status.state != "idle" && status.state != "scheduled"
+        let isOpen = status.state != .idle && status.state != .scheduled
         let text = isOpen ? "\(symbol) \(status.clock)" : symbol
-        var tooltip = "voicememo: \(status.state)"
+        var tooltip = "voicememo: \(status.state.rawValue)"
         if isOpen { tooltip += " \(status.clock)" }
         if !status.activeSource.isEmpty { tooltip += "\nInput: \(status.activeSource)" }
         return Line(
-            text: text, tooltip: tooltip, class: status.state, percentage: Int((status.meterValue * 100).rounded()),
-            alt: status.state)
+            text: text, tooltip: tooltip, class: status.state.rawValue, percentage: Int((status.meterValue * 100).rounded()),
+            alt: status.state.rawValue)
     }
 
     func run(_ client: RecorderClient) throws(BusError) {
@@ -70,11 +70,11 @@ struct Watch: Subcommand {
         }
         emit(force: true)
         while true {
-            let isRecording = status?.state == "recording"
+            let isRecording = status?.state == .recording
             let event = try events.next(timeout: isRecording ? .milliseconds(100) : .seconds(3600))
             switch event {
             case .propertiesChanged(let changed):
-                let stateChanged = changed["State"] != nil && changed["State"]?.string != status?.state
+                let stateChanged = changed["State"] != nil && changed["State"]?.string != status?.state.rawValue
                 status?.update(with: changed)
                 if stateChanged, let fresh = try? Self.fetch(client) { status = fresh }
                 if stateChanged { emit(force: true) }
@@ -87,7 +87,7 @@ struct Watch: Subcommand {
                 break
             }
             // While recording the clock moves: at most two lines a second.
-            if status?.state == "recording", ContinuousClock.now - lastPrint >= .milliseconds(500) { emit(force: false) }
+            if status?.state == .recording, ContinuousClock.now - lastPrint >= .milliseconds(500) { emit(force: false) }
         }
     }
 
