@@ -102,7 +102,8 @@ public enum CrashRepair {
         }
     }
 
-    /// Puts the decoded length into STREAMINFO, which the encoder fills in only at the end.
+    /// Cuts a torn last frame, and puts the decoded length into STREAMINFO, which the
+    /// encoder fills in only at the end.
     private static func repairFlac(
         _ file: InputFile, _ editor: InPlaceEditor, decodedFrames: UInt64?, _ fixes: inout [String]
     ) throws(TagEditError) {
@@ -111,12 +112,29 @@ public enum CrashRepair {
         guard try file.read(at: 0, count: 4) == Array("fLaC".utf8), try file.read(at: 4, count: 1)[0] & 0x7F == 0 else {
             throw file.malformed("it does not start with a FLAC STREAMINFO block")
         }
+        if let audioStart = try? flacAudioStart(file),
+            let end = try FlacFrames.endOfLastCompleteFrame(in: file, audioStart: audioStart), end < file.size
+        {
+            try editor.truncate(to: end)
+            fixes.append("cut \(file.size - end) bytes of a torn frame")
+        }
         let word = try file.read(at: 18, count: 8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
         let total = word & 0xF_FFFF_FFFF
         guard total == 0, let decodedFrames, decodedFrames > 0, decodedFrames <= 0xF_FFFF_FFFF else { return }
         let repaired = (word & ~0xF_FFFF_FFFF) | decodedFrames
         try editor.write((0..<8).map { UInt8(truncatingIfNeeded: repaired >> UInt64(56 - 8 * $0)) }, at: 18)
         fixes.append("total samples set to \(decodedFrames)")
+    }
+
+    /// Where the frames begin: after the last metadata block.
+    private static func flacAudioStart(_ file: InputFile) throws(TagEditError) -> Int64 {
+        var offset: Int64 = 4
+        while true {
+            let header = try file.read(at: offset, count: 4)
+            offset += 4 + Int64(header[1]) << 16 + Int64(header[2]) << 8 + Int64(header[3])
+            if header[0] & 0x80 != 0 { return offset }
+            guard offset < file.size else { throw file.malformed("its metadata blocks run past its end") }
+        }
     }
 
     /// Rewrites the Xing/Info frame's frame and byte counts, which LAME fills in only at

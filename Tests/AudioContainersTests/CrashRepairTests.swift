@@ -76,6 +76,37 @@ struct CrashRepairTests {
         #expect(try Decoded(fixture.path).frameCount == 96000)
     }
 
+    /// A power loss can leave the last frame half written; `flac -t` rejects such a stream.
+    @Test func aFlacCutMidFrameLosesOnlyItsTornFrame() throws {
+        let fixture = try MemoFixture(.flac)
+        defer { fixture.remove() }
+        var word = [UInt8](fixture.bytes[18..<26])
+        word[3] &= 0xF0
+        word[4...7] = [0, 0, 0, 0]
+        try patch(fixture, at: 18, word)
+        try truncate(fixture, to: fixture.bytes.count - 100)
+        /// Frames a decoder reads, whatever the header says.
+        func decodedFrames() throws -> Int { let decoded = try Decoded(fixture.path); return decoded.samples.count / decoded.channelCount }
+        let decodable = try decodedFrames()
+        #expect(decodable > 90000 && decodable < 96000, "all but the torn frame decodes: \(decodable)")
+
+        let fixes = try CrashRepair.repair(fileAt: fixture.path, container: .flac, decodedFrames: UInt64(decodable))
+        #expect(fixes.count == 2, "\(fixes)")
+        #expect(fixes.first?.hasPrefix("cut ") == true && fixes.first?.hasSuffix(" bytes of a torn frame") == true, "\(fixes)")
+        #expect(fixes.last == "total samples set to \(decodable)")
+        #expect(try decodedFrames() == decodable, "no complete frame was cut")
+        #expect(try Decoded(fixture.path).frameCount == decodable, "and the header says so")
+        #expect(try CrashRepair.repair(fileAt: fixture.path, container: .flac, decodedFrames: UInt64(decodable)) == [],
+                "the repaired file ends with a whole frame")
+    }
+
+    @Test func aFinishedFlacIsLeftAlone() throws {
+        let fixture = try MemoFixture(.flac)
+        defer { fixture.remove() }
+        #expect(try CrashRepair.repair(fileAt: fixture.path, container: .flac, decodedFrames: 96000) == [])
+        #expect(try Data(contentsOf: URL(fileURLWithPath: fixture.path)) == fixture.bytes)
+    }
+
     @Test func anMP3GetsItsXingCountsFromTheFrames() throws {
         let fixture = try MemoFixture(.mp3)
         defer { fixture.remove() }
