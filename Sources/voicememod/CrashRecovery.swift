@@ -9,16 +9,25 @@ import VoiceMemoCore
 
 /// At start-up, finds the memos a crash or power loss left open (the recording journal
 /// lists them), repairs them so every decoder reads them, and says which were kept.
-struct CrashRecovery {
+///
+/// The journal is read before the name is owned, so a recording started meanwhile is not
+/// taken for a crashed one; the repair runs away from the bus (it decodes whole memos), and
+/// the journal is written only on the recorder's queue, as the recorder writes it.
+struct CrashRecovery: Sendable {
     let directory: MemoDirectory
+    /// The files the journal listed as open when the daemon started.
+    let leftOpen: [String]
+
+    init(directory: MemoDirectory) {
+        self.directory = directory
+        leftOpen = RecordingJournal(directory: directory.path).entries()
+    }
 
     /// Repairs each memo left open; returns those kept (a file that never got any audio is
-    /// removed, as a finished empty memo would be).
-    func recover() -> [MemoReference] {
-        let journal = RecordingJournal(directory: directory.path)
+    /// removed, as a finished empty memo would be). Touches no journal.
+    func repair() -> [MemoReference] {
         var recovered: [MemoReference] = []
-        for name in journal.entries() {
-            defer { journal.remove(name) }
+        for name in leftOpen {
             let memo = MemoReference(id: MemoNaming.memoID(forFileName: name), path: directory.path + "/" + name)
             guard FileManager.default.fileExists(atPath: memo.path) else { continue }
             guard let format = AudioFormat(fileExtension: String(name.split(separator: ".").last ?? "")) else { continue }
@@ -37,6 +46,12 @@ struct CrashRecovery {
             }
         }
         return recovered
+    }
+
+    /// Takes the repaired files off the journal; on the recorder's queue.
+    func closeJournalEntries() {
+        let journal = RecordingJournal(directory: directory.path)
+        for name in leftOpen { journal.remove(name) }
     }
 
     /// How many frames libsndfile can decode from the file, read in chunks (a crashed FLAC

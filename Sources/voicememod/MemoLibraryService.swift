@@ -57,11 +57,15 @@ final class MemoLibraryService {
     /// never waits on years of memos. Memos appear on the bus as they become known, each
     /// with InterfacesAdded: those the cache vouches for first, then each file read. A
     /// listing meanwhile shows what is known so far.
-    func load() {
+    ///
+    /// `preparation` runs first, on the same queue: files it changes (a crash repair) are
+    /// read once it is done.
+    func load(after preparation: @escaping @Sendable () -> Void = {}) {
         let loading = LibraryLoading(files: files, cache: cache)
         isLoading = true
         // The service lives as long as the daemon; the load holds it until done.
         loadingQueue.async { [queue] in
+            preparation()
             loading.run { step in
                 queue.async { self.apply(step) }
             }

@@ -44,8 +44,6 @@ connection.attach(to: queue) {
     exit(status: 1, "the session bus went away; exiting")
 }
 let cacheDirectory = locations.cacheDirectory
-/// Memos a crash left open, repaired; each is reported once the name is owned.
-var recovered: [MemoReference] = []
 let (service, library, watcher) = queue.sync {
     let server = BusObjectServer(connection: connection, queue: queue)
     // Only the session's user may record, list or play, even on a shared bus.
@@ -67,7 +65,6 @@ let (service, library, watcher) = queue.sync {
     library.isRecording = { [.recording, .paused, .interrupted].contains(recorder.state) || recorder.isWaitingForSound }
     // Created up front so it can be watched; a failure is reported again by Record.
     try? recorder.directory.prepare()
-    recovered = CrashRecovery(directory: recorder.directory).recover()
     let watcher = try? DirectoryWatcher(path: locations.memoDirectory, queue: queue)
     watcher?.onChange = {
         watcher?.start()  // again, in case the directory was recreated
@@ -78,6 +75,8 @@ let (service, library, watcher) = queue.sync {
     service.routes = AudioRouteService(recorder: recorder, monitor: serverMonitor, queue: queue)
     return (service, library, watcher)
 }
+/// Memos a crash left open: noted now, repaired and reported once the name is owned.
+let crashRecovery = CrashRecovery(directory: recorder.directory)
 
 // logind (issue 6): system sleep and session switches interrupt the recording, and a sleep
 // delay lock is held while a memo is open. Off, with one log line, without a system bus.
@@ -121,10 +120,16 @@ let tray = queue.sync {
     return tray
 }
 
-// The library is read only now, alongside the first recording rather than before it.
+// The library is read only now, alongside the first recording rather than before it,
+// after what a crash left open is repaired.
 queue.async {
-    library.load()
-    for memo in recovered { service.reportRecovered(memo) }
+    library.load(after: {
+        let recovered = crashRecovery.repair()
+        queue.async {
+            crashRecovery.closeJournalEntries()
+            for memo in recovered { service.reportRecovered(memo) }
+        }
+    })
 }
 fputs("voicememod: serving \(Contract.busName.rawValue); memos in \(locations.memoDirectory)\n", stderr)
 

@@ -3,6 +3,7 @@ import Foundation
 import IntegrationSupport
 import SoundFile
 import VoiceMemoContract
+import VoiceMemoCore
 import XCTest
 
 /// Nothing lost: crashes, SIGTERM and a full disk never cost audio already captured.
@@ -59,6 +60,55 @@ final class RobustnessTests: RecorderTestCase {
             $0.contains("WARNING") && !$0.contains("MD5 signature since it was unset")
         }
         XCTAssertEqual(warnings, [], "\(tool): \(output)", line: line)
+    }
+
+    // 1b. A long memo a crash left open is repaired away from the bus: the name is owned and
+    // a recording starts while it is decoded, and it is reported once repaired.
+    func testALongCrashedMemoIsRepairedWhileTheDaemonAlreadyRecords() throws {
+        XCTAssertEqual(daemon.stop(), .exited(0))
+        let directory = fixture.session.memoDirectory
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        // 30 minutes of tone in FLAC, cut short mid-frame as a crash leaves it.
+        let name = MemoNaming.fileName(date: Date(timeIntervalSinceNow: -3600), title: "Long", format: .flac)
+        let crashed = directory.appendingPathComponent(name)
+        let raw = fixture.session.root.appendingPathComponent("tone.raw")
+        let second = (0..<48_000).map { Int16(8000 * sin(2 * Double.pi * 440 * Double($0) / 48_000)) }
+        let secondBytes = second.withUnsafeBytes { Data($0) }
+        FileManager.default.createFile(atPath: raw.path, contents: nil)
+        let writer = try FileHandle(forWritingTo: raw)
+        for _ in 0..<1800 { writer.write(secondBytes) }
+        try writer.close()
+        let encoded = try fixture.session.run(
+            "flac", ["-s", "-f", "--force-raw-format", "--endian=little", "--sign=signed", "--channels=1", "--bps=16",
+                     "--sample-rate=48000", "-o", crashed.path, raw.path], timeout: .seconds(120))
+        XCTAssertEqual(encoded.status, 0, "\(encoded)")
+        try FileManager.default.removeItem(at: raw)
+        // An encoder that never finished leaves STREAMINFO's total and MD5 at zero.
+        let patch = try FileHandle(forUpdating: crashed)
+        var header = [UInt8](try XCTUnwrap(patch.read(upToCount: 42)))
+        header[21] &= 0xF0
+        header.replaceSubrange(22..<42, with: [UInt8](repeating: 0, count: 20))
+        try patch.seek(toOffset: 0)
+        try patch.write(contentsOf: header)
+        try patch.close()
+        let size = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: crashed.path)[.size] as? Int)
+        XCTAssertEqual(truncate(crashed.path, off_t(size - 1000)), 0)
+        try RecordingJournal(directory: directory.path).add(name)
+
+        let restarted = try fixture.launchDaemon(waitsForLibrary: false)
+        defer { _ = restarted.stop() }
+        let memo = try recorder.recordWithOptions(["format": .string("wav")])
+        XCTAssertFalse(restarted.log.contains("recovered \(name)"), "Record was answered only after the repair: \(restarted.log)")
+        XCTAssertEqual(try recorder.call("Stop").first?.objectPath, memo)
+
+        let repaired = Contract.memoPath(id: MemoNaming.memoID(forFileName: name))
+        let report = try recorder.waitForSignal("RecordingFinished", timeout: .seconds(120)) { $0.arguments.first?.objectPath == repaired }
+        XCTAssertEqual(report.arguments.last?.boolean, false, "a crashed memo is reported as not successful")
+        XCTAssertTrue(restarted.log.contains("recovered \(name) after a crash"), restarted.log)
+        let file = try SoundFileReader(path: crashed.path)
+        XCTAssertEqual(file.duration, 1800, accuracy: 1, "all but the torn last frame is kept")
+        try assertStandardDecoderAccepts(crashed, format: "flac")
+        XCTAssertEqual(RecordingJournal(directory: directory.path).entries(), [], "the journal is empty once the memo is recovered")
     }
 
     // 2. SIGTERM finishes the open memo properly and exits 0.
