@@ -136,6 +136,9 @@ public struct BusProperty {
     /// given path; throws to refuse it. The object server does not announce a Set: the
     /// owner emits PropertiesChanged when, and only when, the value changed.
     public var set: ((ObjectPath, BusValue) throws(BusError) -> Void)?
+    /// Like `set`, for writes that finish later (they touch files): given the Set call to
+    /// answer, once, on the server's queue, and the object's path is the call's.
+    public var setLater: ((BusMethodInvocation, BusValue) -> Void)?
 
     /// Declares a property of one object. A `.readWrite` property needs `set`; a `.read`
     /// one must not have it.
@@ -165,6 +168,17 @@ public struct BusProperty {
         self.changeSignal = changeSignal
         self.get = getAt
         self.set = setAt
+    }
+
+    /// Declares a writable property of every object an interface table is exported at,
+    /// whose writes are answered later (`setLater` answers the Set call itself).
+    public init(
+        _ name: String, _ signature: String, changeSignal: ChangeSignal = .emits,
+        getAt: @escaping (ObjectPath) -> BusValue, setLater: @escaping (BusMethodInvocation, BusValue) -> Void
+    ) {
+        self.init(name, signature, access: .read, changeSignal: changeSignal, getAt: getAt)
+        self.access = .readWrite
+        self.setLater = setLater
     }
 }
 

@@ -322,7 +322,7 @@ public final class BusObjectServer {
             let arguments = try message.arguments()
             let (_, property) = try lookUp(
                 arguments[1].string ?? "", in: arguments[0].string ?? "", of: interfaces)
-            guard property.access == .readWrite, let set = property.set else {
+            guard property.access == .readWrite, property.set != nil || property.setLater != nil else {
                 throw .propertyReadOnly("Property '\(property.name)' is read-only")
             }
             guard let newValue = arguments[2].variant, newValue.signature == property.signature else {
@@ -331,7 +331,13 @@ public final class BusObjectServer {
             }
             // The owner announces the change, and only a real one: it alone knows whether
             // the value moved, and announces changes made by other means the same way.
-            try set(path, newValue)
+            if let setLater = property.setLater {
+                let invocation = BusMethodInvocation(
+                    message: message, path: path, arguments: arguments, method: "\(InterfaceName.properties).Set",
+                    outSignature: "", connection: connection, queue: queue)
+                return setLater(invocation, newValue)
+            }
+            try property.set?(path, newValue)
             answer(message, with: [])
 
         default:
