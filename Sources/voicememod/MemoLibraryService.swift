@@ -31,6 +31,13 @@ final class MemoLibraryService {
     private var filesBeingLoaded: Set<String> = []
     /// Whether the start-up load runs; a refresh waits for its end, which refreshes.
     private var isLoading = false
+    /// Where memo files are rewritten (a new title copies the whole file), away from the bus.
+    private let fileQueue = DispatchQueue(label: "voicememod.files", qos: .userInitiated)
+    /// Memos whose file is being rewritten, each with the operations waiting for it: a
+    /// rename or delete of one memo runs after the one before it has finished.
+    private var fileWork: [String: [() -> Void]] = [:]
+    /// Whether a refresh waits for the file work to end (a file half renamed is no change).
+    private var isRefreshWaiting = false
     /// Files the recorder still has open: not memos until they are finished.
     var filesInProgress: () -> Set<String> = { [] }
     /// Whether a recording is open; playing is refused meanwhile.
@@ -105,6 +112,7 @@ final class MemoLibraryService {
     /// load's end: before the load knows its files, a refresh would read them all here.
     func refresh() {
         guard !isLoading else { return }
+        guard fileWork.isEmpty else { return isRefreshWaiting = true }
         let changes = catalog.changes(for: files.listing(), ignoring: filesInProgress())
         for id in changes.removed { removeMemo(id: id) }
         for status in changes.toRead { read(status) }
@@ -224,16 +232,13 @@ final class MemoLibraryService {
                     call.answer(Result { () throws(RecorderError) in try self?.play(id: id(call)); return [] })
                 },
                 BusMethod("Rename", in: [BusArgument("title", "s")]) { [weak self] call in
-                    call.answer(Result { () throws(RecorderError) in
-                        try self?.rename(id: id(call), to: call.arguments[0].string ?? "")
-                        return []
-                    })
+                    self?.rename(id: id(call), to: call.arguments[0].string ?? "") { call.answer($0.map { [] }) }
                 },
                 BusMethod("Delete") { [weak self] call in
-                    call.answer(Result { () throws(RecorderError) in try self?.delete(id: id(call), permanently: false); return [] })
+                    self?.delete(id: id(call), permanently: false) { call.answer($0.map { [] }) }
                 },
                 BusMethod("DeletePermanently") { [weak self] call in
-                    call.answer(Result { () throws(RecorderError) in try self?.delete(id: id(call), permanently: true); return [] })
+                    self?.delete(id: id(call), permanently: true) { call.answer($0.map { [] }) }
                 },
                 BusMethod("Peaks", in: Self.peaksIn, out: Self.peaksOut) { [weak self] call in
                     self?.peaks(id: id(call), count: call.arguments[0].uint32 ?? 0) { call.answer($0) }
@@ -242,13 +247,9 @@ final class MemoLibraryService {
             properties: [
                 BusProperty("Id", "s", changeSignal: .constant, getAt: value { .string($0.id) }),
                 BusProperty(
-                    "Title", "s", access: .readWrite, getAt: value { .string($0.title) },
-                    setAt: { [weak self] path, newValue throws(BusError) in
-                        do throws(RecorderError) {
-                            try self?.rename(id: String(path.lastElement), to: newValue.string ?? "")
-                        } catch {
-                            throw BusError(error)
-                        }
+                    "Title", "s", getAt: value { .string($0.title) },
+                    setLater: { [weak self] call, newValue in
+                        self?.rename(id: String(call.path.lastElement), to: newValue.string ?? "") { call.answer($0.map { [] }) }
                     }),
                 BusProperty("Path", "s", getAt: value { [directory = files.directory] in .string(directory + "/" + $0.fileName) }),
                 BusProperty("Format", "s", changeSignal: .constant, getAt: value { .string($0.format.rawValue) }),
@@ -292,31 +293,61 @@ final class MemoLibraryService {
         }
     }
 
-    /// Puts `title` into the file's tags and name; the id stays. Announces what changed.
-    func rename(id: String, to title: String) throws(RecorderError) {
-        let before = try memo(id)
-        var memo = before
-        let title = try Validation.title(title, key: "title")
-        let oldPath = files.directory + "/" + memo.fileName
-        do {
-            try TagEditor.setTitle(title, ofFileAt: oldPath, container: memo.format.tagContainer)
-        } catch {
-            throw .storage("cannot write the title into \(oldPath): \(error.message)")
-        }
-        let newName = MemoNaming.renamedFileName(memo.fileName, title: title)
-        if newName != memo.fileName {
-            let newPath = files.directory + "/" + newName
-            guard !FileManager.default.fileExists(atPath: newPath) else {
-                throw .invalidArgument("another memo is already named '\(newName)'; choose another title")
-            }
-            do {
-                try FileManager.default.moveItem(atPath: oldPath, toPath: newPath)
+    /// Puts `title` into the file's tags and name; the id stays. The file is rewritten on
+    /// the file queue, so a long memo's copy never holds up the bus; `completion` runs on
+    /// the queue once the memo is renamed and what changed is announced.
+    func rename(id: String, to title: String, completion: @escaping (Result<Void, RecorderError>) -> Void) {
+        afterFileWork(on: id) { [self] in
+            let before: MemoInfo
+            let newTitle: String
+            do throws(RecorderError) {
+                before = try memo(id)
+                newTitle = try Validation.title(title, key: "title")
             } catch {
-                throw .storage("cannot rename \(oldPath): \(error)")
+                return completion(.failure(error))
             }
-            memo.fileName = newName
+            let newName = MemoNaming.renamedFileName(before.fileName, title: newTitle)
+            let (oldPath, newPath) = (files.directory + "/" + before.fileName, files.directory + "/" + newName)
+            guard newName == before.fileName || !FileManager.default.fileExists(atPath: newPath) else {
+                return completion(.failure(.invalidArgument("another memo is already named '\(newName)'; choose another title")))
+            }
+            fileWork[id] = []
+            let container = before.format.tagContainer
+            fileQueue.async { [queue] in
+                let result = Result { () throws(RecorderError) in
+                    try Self.retitle(oldPath, to: newTitle, container: container, movingTo: newPath)
+                }
+                queue.async {
+                    if case .success = result { self.renamed(before, title: newTitle, fileName: newName) }
+                    completion(result)
+                    self.endFileWork(on: id)
+                }
+            }
         }
+    }
+
+    /// Writes `title` into the file's tags, then gives the file its new name.
+    private static func retitle(
+        _ path: String, to title: String, container: TagContainer, movingTo newPath: String
+    ) throws(RecorderError) {
+        do {
+            try TagEditor.setTitle(title, ofFileAt: path, container: container)
+        } catch {
+            throw .storage("cannot write the title into \(path): \(error.message)")
+        }
+        guard newPath != path else { return }
+        do {
+            try FileManager.default.moveItem(atPath: path, toPath: newPath)
+        } catch {
+            throw .storage("cannot rename \(path): \(error)")
+        }
+    }
+
+    /// Takes a finished rename into the catalog and announces what changed.
+    private func renamed(_ before: MemoInfo, title: String, fileName: String) {
+        var memo = before
         memo.title = title
+        memo.fileName = fileName
         if let status = files.status(of: memo.fileName) {
             memo.size = status.size
             memo.modified = status.modified
@@ -326,13 +357,46 @@ final class MemoLibraryService {
         let changed = [
             ("Title", memo.title != before.title), ("Path", memo.fileName != before.fileName), ("Size", memo.size != before.size),
         ].filter(\.1).map(\.0)
-        server.propertiesChanged(on: path(of: id), interface: Contract.memoInterface, names: changed)
+        server.propertiesChanged(on: path(of: memo.id), interface: Contract.memoInterface, names: changed)
         onChange?()
     }
 
+    /// Runs `operation` now, or once the file work under way on memo `id` has ended.
+    private func afterFileWork(on id: String, _ operation: @escaping () -> Void) {
+        if fileWork[id] != nil {
+            fileWork[id]!.append(operation)
+        } else {
+            operation()
+        }
+    }
+
+    /// Runs the operations that waited for memo `id`, in order, until one starts file work
+    /// of its own (the rest then wait for that); then a refresh that waited for all.
+    private func endFileWork(on id: String) {
+        var waiting = fileWork.removeValue(forKey: id) ?? []
+        while !waiting.isEmpty {
+            waiting.removeFirst()()
+            if fileWork[id] != nil {
+                fileWork[id]!.append(contentsOf: waiting)
+                return
+            }
+        }
+        if fileWork.isEmpty, isRefreshWaiting {
+            isRefreshWaiting = false
+            refresh()
+        }
+    }
+
     /// Moves the memo's file to the trash (or removes it for good), then stops its playback
-    /// and takes its object off the bus; a refusal leaves all three as they were.
-    func delete(id: String, permanently: Bool) throws(RecorderError) {
+    /// and takes its object off the bus; a refusal leaves all three as they were. Waits for
+    /// a rename of the same memo under way, whose copy would otherwise bring the file back.
+    func delete(id: String, permanently: Bool, completion: @escaping (Result<Void, RecorderError>) -> Void) {
+        afterFileWork(on: id) { [self] in
+            completion(Result { () throws(RecorderError) in try delete(id: id, permanently: permanently) })
+        }
+    }
+
+    private func delete(id: String, permanently: Bool) throws(RecorderError) {
         let memo = try memo(id)
         let reference = reference(id: id)!
         if permanently {

@@ -104,6 +104,55 @@ final class LibraryAcceptanceTests: RecorderTestCase {
 
     // 4. Delete moves the file to the trash and removes the object, stopping its playback
     // first (TrashAcceptanceTests has the trash's side).
+    // A title lives in the file's tags, so renaming copies the whole file: the bus is answered
+    // meanwhile, and a Delete of the same memo waits for the rename instead of racing it.
+    func testRenamingALongMemoLeavesTheBusFreeAndADeleteWaitsForIt() throws {
+        // 30 minutes of 48 kHz 16-bit mono silence, 165 MiB, put into the library by hand.
+        let name = MemoNaming.fileName(date: Date(timeIntervalSinceNow: -7200), title: nil, format: .wav)
+        try FileManager.default.createDirectory(at: memoDirectory, withIntermediateDirectories: true)
+        let staged = fixture.session.root.appendingPathComponent(name)
+        let dataSize = 48_000 * 2 * 1800
+        FileManager.default.createFile(atPath: staged.path, contents: nil)
+        let writer = try FileHandle(forWritingTo: staged)
+        var header = Data("RIFF".utf8) + UInt32(36 + dataSize).littleEndianData + Data("WAVEfmt ".utf8)
+        header += UInt32(16).littleEndianData + UInt16(1).littleEndianData + UInt16(1).littleEndianData
+        header += UInt32(48_000).littleEndianData + UInt32(96_000).littleEndianData + UInt16(2).littleEndianData
+        header += UInt16(16).littleEndianData + Data("data".utf8) + UInt32(dataSize).littleEndianData
+        try writer.write(contentsOf: header)
+        let chunk = Data(count: 1 << 20)
+        for _ in 0..<dataSize / chunk.count { try writer.write(contentsOf: chunk) }
+        try writer.write(contentsOf: Data(count: dataSize % chunk.count))
+        try writer.close()
+        try FileManager.default.moveItem(at: staged, to: memoDirectory.appendingPathComponent(name))
+        let memo = Contract.memoPath(id: MemoNaming.memoID(forFileName: name))
+        try recorder.waitForSignal("InterfacesAdded", timeout: .seconds(10)) { $0.arguments.first?.objectPath == memo }
+
+        // The rename is a client of its own (busctl), whose end tells when it was answered.
+        let rename = try fixture.session.launch(
+            "busctl", ["--user", "--timeout=60", "call", Contract.busName.rawValue, memo.rawValue, Contract.memoInterface.rawValue,
+                       "Rename", "s", "Long lecture"], logName: "rename")
+        // The copy has begun once its hidden replacement file exists; until the copy is done,
+        // the memo keeps its old name.
+        let original = memoDirectory.appendingPathComponent(name)
+        try waitUntil("the rename copies the memo", timeout: .seconds(10), pollingEvery: .milliseconds(1)) {
+            try FileManager.default.contentsOfDirectory(atPath: self.memoDirectory.path).contains { $0.hasPrefix(".") && $0.contains(name) }
+        }
+        XCTAssertEqual(try recorder.state, "idle")
+        XCTAssertTrue(
+            FileManager.default.fileExists(atPath: original.path), "State was answered only after the rename had copied the whole memo")
+
+        // Had the Delete not waited, the trash would hold the old name and the copy would
+        // bring the memo back under the new one.
+        try recorder.callMemo(memo, "Delete")
+        XCTAssertEqual(try rename.waitForExit(timeout: .seconds(5)), .exited(0))
+        try recorder.waitForSignal("InterfacesRemoved") { $0.arguments.first?.objectPath == memo }
+        let left = try FileManager.default.contentsOfDirectory(atPath: memoDirectory.path).filter { !$0.hasPrefix(".") }
+        XCTAssertEqual(left, [], "the rename's copy did not bring the file back")
+        let trashed = try FileManager.default.contentsOfDirectory(
+            atPath: fixture.session.dataDirectory.appendingPathComponent("Trash/files").path)
+        XCTAssertTrue(trashed.contains(MemoNaming.renamedFileName(name, title: "Long lecture")), "the renamed file is in the trash: \(trashed)")
+    }
+
     func testDeleteTrashesFileAndRemovesObjectAndStopsItsPlayback() throws {
         let memo = try recordMemo(3)
         let file = try recorder.file(of: memo)
@@ -207,4 +256,9 @@ final class LibraryAcceptanceTests: RecorderTestCase {
         }
         try recorder.call("Stop")
     }
+}
+
+extension FixedWidthInteger {
+    /// The integer's bytes, least significant first, as RIFF stores them.
+    fileprivate var littleEndianData: Data { withUnsafeBytes(of: littleEndian) { Data($0) } }
 }
