@@ -1,5 +1,9 @@
 internal import CSndfile
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Every call into libsndfile goes through here, so each error is read right after the
 /// call that caused it and turned into a `SoundFileError`.
 enum Sndfile {
@@ -31,6 +35,32 @@ enum Sndfile {
         }
         return handle
     }
+
+    /// Creates `path` for writing, readable by its owner alone whatever the umask, and opens
+    /// it in libsndfile. The descriptor stays the caller's: it syncs through it (libsndfile's
+    /// own sync reports no error) and closes it after `close(_:path:)`.
+    static func create(_ path: String, info: inout SF_INFO) throws(SoundFileError) -> (OpaquePointer, descriptor: Int32) {
+        let descriptor = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw SoundFileError(path: path, message: "cannot create the file: \(systemError())")
+        }
+        guard let handle = sf_open_fd(descriptor, Int32(SFM_WRITE), &info, 0) else {
+            let message = lastError(nil)
+            Glibc.close(descriptor)
+            throw SoundFileError(path: path, message: message)
+        }
+        return (handle, descriptor)
+    }
+
+    /// Flushes what the kernel holds of the file to the disk; throws what `fsync` reports
+    /// (an I/O error, a full disk on file systems that allocate late).
+    static func sync(_ descriptor: Int32, path: String) throws(SoundFileError) {
+        guard fsync(descriptor) == 0 else {
+            throw SoundFileError(path: path, message: "cannot sync the file to disk: \(systemError())")
+        }
+    }
+
+    private static func systemError() -> String { String(cString: strerror(errno)) }
 
     /// Sends a double-valued command (compression level).
     static func command(_ handle: OpaquePointer, _ command: Int32, double value: Double, path: String) throws(SoundFileError) {
@@ -80,8 +110,6 @@ enum Sndfile {
             throw SoundFileError(path: path, message: "wrote \(written) of \(frames) frames: \(lastError(handle))")
         }
     }
-
-    static func sync(_ handle: OpaquePointer) { sf_write_sync(handle) }
 
     static func close(_ handle: OpaquePointer, path: String) throws(SoundFileError) {
         let status = sf_close(handle)

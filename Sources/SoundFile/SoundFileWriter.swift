@@ -1,12 +1,19 @@
 internal import CSndfile
 public import VoiceMemoCore
 
-/// A memo file being recorded: created with the memo's tags, appended to frame by frame,
-/// kept decodable on disk (WAV headers are rewritten after every write), finalized by `close()`.
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A memo file being recorded: created with the memo's tags (readable by its owner alone),
+/// appended to frame by frame, kept decodable on disk (a WAV header is brought up to date at
+/// each `synchronize()`), finalized by `close()`.
 ///
 /// Used from the capture thread only after `init`.
 public final class SoundFileWriter: AudioFileSink {
     private var handle: OpaquePointer?
+    /// The file's descriptor, synced through directly; closed after libsndfile lets go.
+    private var descriptor: Int32 = -1
     private let path: String
     /// WAV's header carries the length, rewritten at each synchronize().
     private let isWave: Bool
@@ -35,8 +42,9 @@ public final class SoundFileWriter: AudioFileSink {
         info.samplerate = Int32(request.sampleRate)
         info.channels = Int32(request.channels)
         info.format = Sndfile.formatCode(fileFormat)
-        let handle = try Sndfile.open(path, writing: true, info: &info)
+        let (handle, descriptor) = try Sndfile.create(path, info: &info)
         self.handle = handle
+        self.descriptor = descriptor
         // Tags go in before the first frame: Ogg and MP3 write them in their headers.
         if let title = tags.title, !title.isEmpty { try Sndfile.setString(handle, Sndfile.titleTag, title, path: path) }
         try Sndfile.setString(handle, Sndfile.dateTag, tags.date, path: path)
@@ -46,6 +54,7 @@ public final class SoundFileWriter: AudioFileSink {
 
     deinit {
         if let handle { try? Sndfile.close(handle, path: path) }
+        if descriptor >= 0 { Glibc.close(descriptor) }
     }
 
     /// Maps the contract's quality onto each encoder's own knob.
@@ -85,13 +94,19 @@ public final class SoundFileWriter: AudioFileSink {
         // Only WAV keeps a header with the length to rewrite; the other encoders write
         // their headers once, at the start.
         if isWave { Sndfile.command(openHandle, Sndfile.updateHeaderNow, int: 0) }
-        Sndfile.sync(openHandle)
+        do {
+            try Sndfile.sync(descriptor, path: path)
+        } catch {
+            throw .storage(error.description)
+        }
     }
 
     public func close() throws(RecorderError) {
         let handle = openHandle
-        self.handle = nil
+        let descriptor = self.descriptor
+        (self.handle, self.descriptor) = (nil, -1)
         do {
+            defer { Glibc.close(descriptor) }
             try Sndfile.close(handle, path: path)
         } catch {
             throw .storage(error.description)
