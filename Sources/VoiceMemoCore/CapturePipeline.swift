@@ -217,9 +217,8 @@ public final class CapturePipeline: @unchecked Sendable {
     private static let gaveUp = RecorderError.audioServer("the audio input did not come back in time")
 
     private func startThread(watch: ReadWatch, isRestart: Bool) {
-        // A queue of its own per thread: its one work item blocks in `read` for as long as
-        // the recording lasts, which is what a dedicated thread is for.
-        DispatchQueue(label: "voicememo.capture", qos: .userInteractive).async { [self] in
+        // It blocks in `read` for as long as the recording lasts, and ends with the stream.
+        DedicatedThread.start(name: "vm-capture") { [self] in
             run(watch: watch, isRestart: isRestart)
         }
     }

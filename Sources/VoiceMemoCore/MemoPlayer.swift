@@ -67,7 +67,7 @@ public final class MemoPlayer: @unchecked Sendable {
         current = playback
         onPlayingChanged?(memo)
         onStatusChanged?()
-        DispatchQueue(label: "voicememo.playback", qos: .userInitiated).async { [self] in
+        DedicatedThread.start(name: "vm-playback") { [self] in
             let ending = run(playback)
             queue.async { [self] in finish(playback, ending) }
         }
