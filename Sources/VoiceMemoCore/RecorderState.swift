@@ -1,6 +1,10 @@
 /// Where the recorder is, as the contract's `State` property spells it.
 public enum RecorderState: String, Sendable, CaseIterable {
     case idle, scheduled, recording, paused, interrupted
+
+    /// Whether a memo is open: recording, paused or interrupted. A scheduled memo has no
+    /// audio yet (it waits for its time or for sound).
+    public var hasOpenMemo: Bool { [.recording, .paused, .interrupted].contains(self) }
 }
 
 /// A memo as the recorder knows it: its stable id and its file.

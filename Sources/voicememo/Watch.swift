@@ -43,7 +43,7 @@ struct Watch: Subcommand {
         case .interrupted: symbol = "⚠"
         case .idle: symbol = "○"
         }
-        let isOpen = status.state != .idle && status.state != .scheduled
+        let isOpen = status.state.hasOpenMemo
         let text = isOpen ? "\(symbol) \(status.clock)" : symbol
         var tooltip = "voicememo: \(status.state.rawValue)"
         if isOpen { tooltip += " \(status.clock)" }

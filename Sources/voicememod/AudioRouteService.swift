@@ -59,7 +59,7 @@ final class AudioRouteService {
     /// The open recording as the rules see it; nil while none is open or while the server
     /// itself is lost (its return is the capture path's to report, as `server-restarted`).
     private var recording: RecordingRoute? {
-        guard [.recording, .paused, .interrupted].contains(recorder.state), recorder.captureLoss != .serverLost
+        guard recorder.state.hasOpenMemo, recorder.captureLoss != .serverLost
         else { return nil }
         return RecordingRoute(
             active: recorder.activeSource, pinnedSource: recorder.pinnedSource,

@@ -193,8 +193,7 @@ final class SessionMonitor: @unchecked Sendable {
     /// Whether the lock should be held now: a memo is open and sleep is not under way
     /// (or its flush is not done yet).
     private var wantsLock: Bool {
-        let isMemoOpen = [.recording, .paused, .interrupted].contains(recorder.state)
-        return isEnabled && isMemoOpen && (!isPreparingForSleep || isFlushingBeforeSleep)
+        return isEnabled && recorder.state.hasOpenMemo && (!isPreparingForSleep || isFlushingBeforeSleep)
     }
 
     /// Takes or releases the lock to match `wantsLock`.

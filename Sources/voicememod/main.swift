@@ -62,7 +62,7 @@ let (service, library, watcher) = queue.sync {
         cacheDirectory: cacheDirectory + "/peaks", queue: queue,
         logsDecoding: getenv("VOICEMEMO_DEBUG").map({ String(cString: $0) }) == "1")
     library.filesInProgress = { recorder.filesInProgress }
-    library.isRecording = { [.recording, .paused, .interrupted].contains(recorder.state) || recorder.isWaitingForSound }
+    library.isRecording = { recorder.state.hasOpenMemo || recorder.isWaitingForSound }
     // Created up front so it can be watched; a failure is reported again by Record.
     try? recorder.directory.prepare()
     let watcher = try? DirectoryWatcher(path: locations.memoDirectory, queue: queue)

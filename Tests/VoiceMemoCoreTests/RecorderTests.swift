@@ -55,6 +55,11 @@ final class RecorderHarness: @unchecked Sendable {
 
 @Suite("Recorder state machine")
 struct RecorderTests {
+    @Test func aMemoIsOpenWhileRecordingPausedOrInterruptedOnly() {
+        let open = RecorderState.allCases.filter(\.hasOpenMemo)
+        #expect(open == [.recording, .paused, .interrupted])
+    }
+
     @Test func recordStopProducesOneFinishedMemo() async throws {
         let harness = RecorderHarness()
         let memo = try await harness.record().get()
