@@ -19,13 +19,13 @@ public final class MemoPlayer: @unchecked Sendable {
         case outputFailed(String)
     }
 
-    /// Called on `queue` when the memo now playing changes (nil: nothing plays).
-    public var onPlayingChanged: ((MemoReference?) -> Void)?
-    /// Called on `queue` once per playback.
-    public var onEnded: ((MemoReference, Ending) -> Void)?
-    /// Called on `queue` after anything a transport control shows changed: the memo
-    /// playing, `isPaused`, or a jump of `position` (for MPRIS, beside the recorder's hooks).
-    public var onStatusChanged: (() -> Void)?
+    /// Told on `queue` when the memo now playing changes (nil: nothing plays).
+    public let playingChanged = Observers<MemoReference?>()
+    /// Told on `queue` once per playback.
+    public let ended = Observers<(memo: MemoReference, ending: Ending)>()
+    /// Told on `queue` after anything a transport control shows changed: the memo
+    /// playing, `isPaused`, or a jump of `position`.
+    public let statusChanged = Observers<Void>()
 
     private let backend: PlaybackBackend
     private let queue: DispatchQueue
@@ -65,23 +65,23 @@ public final class MemoPlayer: @unchecked Sendable {
         let playback = Playback(memo: memo, source: source)
         playback.isPaused.store(paused, ordering: .relaxed)
         current = playback
-        onPlayingChanged?(memo)
-        onStatusChanged?()
+        playingChanged.notify(memo)
+        statusChanged.notify()
         DedicatedThread.start(name: "vm-playback") { [self] in
             let ending = run(playback)
             queue.async { [self] in finish(playback, ending) }
         }
     }
 
-    /// Stops the playback, if any; `onEnded` follows with `.stopped`.
+    /// Stops the playback, if any; `ended` is told `.stopped`.
     public func stop() {
         dispatchPrecondition(condition: .onQueue(queue))
         guard let playback = current else { return }
         playback.isStopRequested.store(true, ordering: .relaxed)
         playback.wake.signal()
         current = nil
-        onPlayingChanged?(nil)
-        onStatusChanged?()
+        playingChanged.notify(nil)
+        statusChanged.notify()
     }
 
     /// Holds the playback where it is: the thread stops writing (what the server has
@@ -92,7 +92,7 @@ public final class MemoPlayer: @unchecked Sendable {
         // A write in flight still counts its frames when it returns; the position must not.
         playback.heldPosition.store(playback.position, ordering: .relaxed)
         playback.isPaused.store(true, ordering: .relaxed)
-        onStatusChanged?()
+        statusChanged.notify()
     }
 
     /// Continues a paused playback from its position. No-op unless paused.
@@ -102,7 +102,7 @@ public final class MemoPlayer: @unchecked Sendable {
         playback.isPaused.store(false, ordering: .relaxed)
         playback.heldPosition.store(-1, ordering: .relaxed)
         playback.wake.signal()
-        onStatusChanged?()
+        statusChanged.notify()
     }
 
     /// Moves the playback to `seconds` from the start (clamped at 0); paused stays paused.
@@ -112,16 +112,16 @@ public final class MemoPlayer: @unchecked Sendable {
         guard let playback = current else { return }
         let frame = Int((max(0, seconds) * Double(playback.source.sampleRate)).rounded())
         playback.pendingSeek.store(frame, ordering: .relaxed)
-        onStatusChanged?()
+        statusChanged.notify()
     }
 
     private func finish(_ playback: Playback, _ ending: Ending) {
         if current === playback {
             current = nil
-            onPlayingChanged?(nil)
-            onStatusChanged?()
+            playingChanged.notify(nil)
+            statusChanged.notify()
         }
-        onEnded?(playback.memo, playback.isStopRequested.load(ordering: .relaxed) ? .stopped : ending)
+        ended.notify((playback.memo, playback.isStopRequested.load(ordering: .relaxed) ? .stopped : ending))
     }
 
     /// The playback thread: decode, write, and drain at the end so "finished" means heard.

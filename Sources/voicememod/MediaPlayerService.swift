@@ -44,8 +44,8 @@ final class MediaPlayerService {
         self.library = library
         self.server = server
         server.export(MediaPlayerNames.path, interfaces: [rootInterface, playerInterface])
-        player.onStatusChanged = { [weak self] in self?.playerChanged() }
-        library.onChange = { [weak self] in self?.libraryChanged() }
+        player.statusChanged.observe { [weak self] in self?.playerChanged() }
+        library.changed.observe { [weak self] in self?.libraryChanged() }
         announced = announcedValues()
     }
 

@@ -42,8 +42,8 @@ final class MemoLibraryService {
     var filesInProgress: () -> Set<String> = { [] }
     /// Whether a recording is open; playing is refused meanwhile.
     var isRecording: () -> Bool = { false }
-    /// Called on the queue after memos were added, removed, renamed or changed.
-    var onChange: (() -> Void)?
+    /// Told on the queue after memos were added, removed, renamed or changed.
+    let changed = Observers<Void>()
     /// Answers each memo's Peaks, from its own cache (not the library cache).
     var peaks: MemoPeaksService?
 
@@ -102,7 +102,7 @@ final class MemoLibraryService {
             if summary.cacheIsStale { scheduleCacheSave() }
             peaks?.keepOnly(ids: Set(catalog.memos.keys))
             // Once, not per step: observers (MPRIS's next and previous) look at the whole library.
-            onChange?()
+            changed.notify()
             returnFreedMemory()
         }
     }
@@ -118,7 +118,7 @@ final class MemoLibraryService {
         for status in changes.toRead { read(status) }
         if !changes.removed.isEmpty || !changes.toRead.isEmpty {
             scheduleCacheSave()
-            onChange?()
+            changed.notify()
         }
     }
 
@@ -133,7 +133,7 @@ final class MemoLibraryService {
             removeMemo(id: memo.id)
         }
         scheduleCacheSave()
-        onChange?()
+        changed.notify()
     }
 
     /// Reads one new or changed file and exports or updates its memo.
@@ -354,11 +354,11 @@ final class MemoLibraryService {
         }
         catalog.insert(memo)
         scheduleCacheSave()
-        let changed = [
+        let changedProperties = [
             ("Title", memo.title != before.title), ("Path", memo.fileName != before.fileName), ("Size", memo.size != before.size),
         ].filter(\.1).map(\.0)
-        server.propertiesChanged(on: path(of: memo.id), interface: Contract.memoInterface, names: changed)
-        onChange?()
+        server.propertiesChanged(on: path(of: memo.id), interface: Contract.memoInterface, names: changedProperties)
+        changed.notify()
     }
 
     /// Runs `operation` now, or once the file work under way on memo `id` has ended.
@@ -408,7 +408,7 @@ final class MemoLibraryService {
         if player.playing?.id == id { player.stop() }
         removeMemo(id: memo.id)
         scheduleCacheSave()
-        onChange?()
+        changed.notify()
     }
 
     private func removeMemo(id: String) {

@@ -31,8 +31,8 @@ final class RecorderService: RecorderObserver {
         self.server = server
         notifier = DesktopNotifier(connection: server.connection)
         recorder.observer = self
-        player.onPlayingChanged = { [weak self] _ in self?.announce(["Playing"]) }
-        player.onEnded = { [weak self] memo, ending in self?.playbackEnded(memo, ending) }
+        player.playingChanged.observe { [weak self] _ in self?.announce(["Playing"]) }
+        player.ended.observe { [weak self] in self?.playbackEnded($0.memo, $0.ending) }
         player.skipsSilence = recorder.defaults.skipsSilence
         server.export(Contract.recorderPath, interfaces: [recorderInterface])
         server.addObjectManager(at: Contract.recorderPath)

@@ -58,11 +58,7 @@ final class StatusNotifierItemService {
                 return TrayMenuService.Content(state: recorder.state, input: input(), recentMemos: Array(recent))
             })
         menu.onCommand = { [weak self] command in self?.perform(command) }
-        let previous = library.onChange
-        library.onChange = { [weak self] in
-            previous?()
-            self?.menu.refresh()
-        }
+        library.changed.observe { [weak self] in self?.menu.refresh() }
     }
 
     /// Follows the watcher and shows the item if the settings say so. Call once, after the

@@ -173,7 +173,7 @@ struct MemoPlayerTests {
         output.onWrite = { positions.withLock { $0.append(queue.sync { player.position }) } }
         let ended = Mutex<MemoPlayer.Ending?>(nil)
         queue.sync {
-            player.onEnded = { _, ending in ended.withLock { $0 = ending } }
+            player.ended.observe { event in ended.withLock { $0 = event.ending } }
             player.skipsSilence = true
         }
         try queue.sync { try player.play(MemoReference(id: "m", path: "/nonexistent")) }
@@ -194,5 +194,18 @@ struct MemoPlayerTests {
         #expect(zip(seen, seen.dropFirst()).allSatisfy { $0 <= $1 })
         #expect(seen[60] == 1.2 && seen[61] == 4.82, "after the first edge the next block is 4.8 s into the memo")
         #expect(seen.last == 5.98)
+    }
+}
+
+@Suite("Observers")
+struct ObserversTests {
+    @Test func everyListenerHearsEveryEventInTheOrderTheyCame() {
+        let observers = Observers<Int>()
+        var heard: [String] = []
+        observers.observe { heard.append("first \($0)") }
+        observers.observe { heard.append("second \($0)") }
+        observers.notify(1)
+        observers.notify(2)
+        #expect(heard == ["first 1", "second 1", "first 2", "second 2"])
     }
 }
