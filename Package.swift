@@ -15,7 +15,9 @@ let package = Package(
     targets: [
         // One system-library target per C library, from Debian's -dev packages.
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
-        .systemLibrary(name: "CPulse", pkgConfig: "libpulse-simple", providers: [.apt(["libpulse-dev"])]),
+        // No pkgConfig for libpulse: its only flags, -D_REENTRANT and -pthread, are ones SwiftPM
+        // drops with a warning; the module map links the libraries, the headers are in /usr/include.
+        .systemLibrary(name: "CPulse", providers: [.apt(["libpulse-dev"])]),
         .systemLibrary(name: "CSndfile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
         // glibc's malloc.h, for handing freed memory back after a burst of work.
         .systemLibrary(name: "CMalloc"),
