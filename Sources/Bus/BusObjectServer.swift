@@ -10,7 +10,8 @@ import Dispatch
 public final class BusObjectServer {
     /// The connection the objects are served on.
     public let connection: BusConnection
-    let queue: DispatchQueue
+    /// The connection's queue, where everything the server does happens.
+    public let queue: DispatchQueue
     /// The exported objects; internal so the ObjectManager extension can list them.
     var objects: [ObjectPath: [BusInterface]] = [:]
     /// Families of like objects, by the path their members sit below.

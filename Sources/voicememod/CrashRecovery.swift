@@ -54,6 +54,6 @@ struct CrashRecovery {
     }
 
     private func log(_ message: String) {
-        fputs("voicememod: \(message)\n", stderr)
+        fputs("voicememod: \(message)\n", standardError)
     }
 }

@@ -11,8 +11,10 @@ import VoiceMemoCore
 /// The memo objects under `/org/example/VoiceMemo/Memo/` and the ObjectManager that lists
 /// them: the memo directory is the truth, this keeps the bus in step with it.
 ///
-/// Lives on the daemon's queue with the recorder and the bus connection.
-final class MemoLibraryService {
+/// Lives on the daemon's queue with the recorder and the bus connection. `@unchecked
+/// Sendable`: its state is touched only on `queue`; the start-up load, read on a queue of
+/// its own, hands each step back there (checked in `apply`).
+final class MemoLibraryService: @unchecked Sendable {
     /// The object server the memos are exported on (the MPRIS object shares it).
     let server: BusObjectServer
     private let files: MemoFiles
@@ -57,6 +59,7 @@ final class MemoLibraryService {
     /// with InterfacesAdded: those the cache vouches for first, then each file read. A
     /// listing meanwhile shows what is known so far.
     func load() {
+        dispatchPrecondition(condition: .onQueue(queue))
         let loading = LibraryLoading(files: files, cache: cache)
         isLoading = true
         // The service lives as long as the daemon; the load holds it until done.
@@ -68,6 +71,7 @@ final class MemoLibraryService {
     }
 
     private func apply(_ step: LibraryLoading.Step) {
+        dispatchPrecondition(condition: .onQueue(queue))
         switch step {
         case .planned(let fileNames):
             filesBeingLoaded = fileNames
@@ -84,7 +88,7 @@ final class MemoLibraryService {
         case .finished(let summary):
             filesBeingLoaded = []
             isLoading = false
-            fputs("voicememod: library: \(summary)\n", stderr)
+            fputs("voicememod: library: \(summary)\n", standardError)
             // What changed while the library was read (a memo recorded, a file copied in).
             refresh()
             if summary.cacheIsStale { scheduleCacheSave() }

@@ -12,7 +12,7 @@ import VoiceMemoCore
 
 /// Prints to stderr (the journal, under systemd) and exits with `status`.
 func exit(status: Int32, _ message: String) -> Never {
-    fputs("voicememod: \(message)\n", stderr)
+    fputs("voicememod: \(message)\n", standardError)
     exit(status)
 }
 
@@ -30,7 +30,7 @@ let settings = SettingsStore(directory: locations.configDirectory)
 /// input is the default, saving it a connection of its own.
 let serverMonitor = ServerMonitor(queue: queue)
 let recorder = Recorder(
-    directory: MemoDirectory(path: locations.memoDirectory), defaults: settings.load { fputs("voicememod: \(settings.path): \($0)\n", stderr) }, settings: settings,
+    directory: MemoDirectory(path: locations.memoDirectory), defaults: settings.load { fputs("voicememod: \(settings.path): \($0)\n", standardError) }, settings: settings,
     backend: PulseRecordingBackend(knownDefaultSource: { serverMonitor.defaultSource }), queue: queue)
 
 let connection: BusConnection
@@ -52,7 +52,7 @@ let (service, library, watcher) = queue.sync {
     // VOICEMEMO_DEBUG=1: each caller forgotten on leaving the bus, so a leak would show.
     if getenv("VOICEMEMO_DEBUG").map({ String(cString: $0) }) == "1" {
         server.onCallerForgotten = { [unowned server] name in
-            fputs("voicememod: forgot caller \(name); \(server.rememberedCallerCount) remembered\n", stderr)
+            fputs("voicememod: forgot caller \(name); \(server.rememberedCallerCount) remembered\n", standardError)
         }
     }
     let player = MemoPlayer(backend: PulsePlaybackBackend(), queue: queue)
@@ -98,10 +98,10 @@ let mediaPlayer = queue.sync {
     let mediaPlayer = MediaPlayerService(player: library.player, library: library, server: library.server)
     do throws(BusError) {
         if try !connection.requestName(MediaPlayerNames.busName) {
-            fputs("voicememod: \(MediaPlayerNames.busName.rawValue) is owned by someone else; media keys will not reach voicememo\n", stderr)
+            fputs("voicememod: \(MediaPlayerNames.busName.rawValue) is owned by someone else; media keys will not reach voicememo\n", standardError)
         }
     } catch {
-        fputs("voicememod: cannot own \(MediaPlayerNames.busName.rawValue): \(error.message)\n", stderr)
+        fputs("voicememod: cannot own \(MediaPlayerNames.busName.rawValue): \(error.message)\n", standardError)
     }
     return mediaPlayer
 }
@@ -121,11 +121,11 @@ let tray = queue.sync {
 }
 
 // The library is read only now, alongside the first recording rather than before it.
-queue.async {
+queue.async { [library, service, recovered] in
     library.load()
     for memo in recovered { service.reportRecovered(memo) }
 }
-fputs("voicememod: serving \(Contract.busName.rawValue); memos in \(locations.memoDirectory)\n", stderr)
+fputs("voicememod: serving \(Contract.busName.rawValue); memos in \(locations.memoDirectory)\n", standardError)
 
 /// SIGTERM and SIGINT finish the open memo properly before exiting.
 let terminationSources = [SIGTERM, SIGINT].map { number in
