@@ -90,7 +90,7 @@ struct Meter: Subcommand {
             if drawnLines > 0 { print("\u{1B}[\(drawnLines)F", terminator: "") }
             print(lines.map { $0 + "\u{1B}[K" }.joined(separator: "\n"))
             drawnLines = lines.count
-            fflush(stdout)
+            fflush(standardOutput)
         }
     }
 }
