@@ -158,7 +158,7 @@ final class LibraryAcceptanceTests: RecorderTestCase {
             $0.arguments.first?.objectPath?.rawValue.hasSuffix(MemoNaming.memoID(forFileName: "corrupt.flac")) == true
         }
         let memo = try XCTUnwrap(added.arguments.first?.objectPath)
-        try? recorder.callMemo(memo, "Play")
+        _ = try? recorder.callMemo(memo, "Play")
         let error = try recorder.waitForSignal("DecodeError", timeout: .seconds(5)) { $0.arguments.first?.objectPath == memo }
         XCTAssertFalse(error.arguments.last?.string?.isEmpty ?? true)
         let finished = try recorder.waitForSignal("PlaybackFinished", timeout: .seconds(5)) { $0.arguments.first?.objectPath == memo }
