@@ -85,7 +85,7 @@ extension RecorderBenchmark {
         let queue = DispatchQueue(label: "bench-peaks")
         connection.attach(to: queue) {}
         let run = CallRun(
-            ids: ids, interface: InterfaceName(interface), member: MemberName(member), arguments: arguments,
+            queue: queue, ids: ids, interface: InterfaceName(interface), member: MemberName(member), arguments: arguments,
             connection: connection, check: check)
         let started = clock.now
         queue.async {
@@ -103,9 +103,11 @@ extension RecorderBenchmark {
     }
 }
 
-/// One pass of calls, one per memo: each answer sends the next call. Used on the
-/// connection's queue only (hence unchecked); `done` is signalled there once every memo answered.
+/// One pass of calls, one per memo: each answer sends the next call. `@unchecked Sendable`:
+/// used on the connection's `queue` only (checked in `sendNext`, which every answer runs);
+/// `done` is signalled there once every memo answered.
 private final class CallRun: @unchecked Sendable {
+    let queue: DispatchQueue
     let ids: [String]
     let interface: InterfaceName
     let member: MemberName
@@ -118,9 +120,10 @@ private final class CallRun: @unchecked Sendable {
     private var answered = 0
 
     init(
-        ids: [String], interface: InterfaceName, member: MemberName, arguments: [BusValue], connection: BusConnection,
-        check: @escaping (String, [BusValue]) -> String?
+        queue: DispatchQueue, ids: [String], interface: InterfaceName, member: MemberName, arguments: [BusValue],
+        connection: BusConnection, check: @escaping (String, [BusValue]) -> String?
     ) {
+        self.queue = queue
         self.ids = ids
         self.interface = interface
         self.member = member
@@ -130,6 +133,7 @@ private final class CallRun: @unchecked Sendable {
     }
 
     func sendNext() {
+        dispatchPrecondition(condition: .onQueue(queue))
         let id = ids[sent]
         sent += 1
         connection.call(
