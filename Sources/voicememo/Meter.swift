@@ -101,6 +101,8 @@ extension Array {
 
 /// Ctrl-C for a loop that must clean up the terminal: the handler only sets a flag.
 enum Interrupt {
+    /// A `sig_atomic_t` the handlers only set and the loop only reads: the one kind of shared
+    /// variable C makes safe between a signal handler and the program.
     nonisolated(unsafe) private static var requested: sig_atomic_t = 0
 
     static func install() {
