@@ -7,7 +7,10 @@ import Dispatch
 /// server. Malformed or unexpected calls get the standard freedesktop errors;
 /// none of them reach a handler. The server follows connections leaving the bus
 /// (NameOwnerChanged), to forget their credentials and to tell the services.
-public final class BusObjectServer {
+///
+/// `@unchecked Sendable`: its state is touched only on `queue`, which its methods check with
+/// `dispatchPrecondition`; handlers may capture it and run there.
+public final class BusObjectServer: @unchecked Sendable {
     /// The connection the objects are served on.
     public let connection: BusConnection
     /// The connection's queue, where everything the server does happens.

@@ -9,6 +9,9 @@ import VoiceMemoCore
 
 // voicememod: the recorder daemon. Wires the core to the session bus and the audio
 // server; one serial queue owns the bus connection and the recorder.
+//
+// Every closure made here that runs later, on the queue, is `@Sendable`: a closure made in
+// top-level code otherwise belongs to the main actor, and Swift 6 traps when the queue calls it.
 
 /// Prints to stderr (the journal, under systemd) and exits with `status`.
 func exit(status: Int32, _ message: String) -> Never {
@@ -39,7 +42,7 @@ do {
 } catch {
     exit(status: 1, "cannot connect to the session bus: \(error.message). Is DBUS_SESSION_BUS_ADDRESS set?")
 }
-connection.attach(to: queue) {
+connection.attach(to: queue) { @Sendable in
     exit(status: 1, "the session bus went away; exiting")
 }
 let cacheDirectory = locations.cacheDirectory
@@ -51,7 +54,7 @@ let (service, library, watcher) = queue.sync {
     server.allowedUnixUser = UInt32(getuid())
     // VOICEMEMO_DEBUG=1: each caller forgotten on leaving the bus, so a leak would show.
     if getenv("VOICEMEMO_DEBUG").map({ String(cString: $0) }) == "1" {
-        server.onCallerForgotten = { [unowned server] name in
+        server.onCallerForgotten = { @Sendable [unowned server] name in
             fputs("voicememod: forgot caller \(name); \(server.rememberedCallerCount) remembered\n", standardError)
         }
     }
@@ -62,13 +65,15 @@ let (service, library, watcher) = queue.sync {
     library.peaks = MemoPeaksService(
         cacheDirectory: cacheDirectory + "/peaks", queue: queue,
         logsDecoding: getenv("VOICEMEMO_DEBUG").map({ String(cString: $0) }) == "1")
-    library.filesInProgress = { recorder.filesInProgress }
-    library.isRecording = { [.recording, .paused, .interrupted].contains(recorder.state) || recorder.isWaitingForSound }
+    library.filesInProgress = { @Sendable in recorder.filesInProgress }
+    library.isRecording = { @Sendable in
+        [.recording, .paused, .interrupted].contains(recorder.state) || recorder.isWaitingForSound
+    }
     // Created up front so it can be watched; a failure is reported again by Record.
     try? recorder.directory.prepare()
     recovered = CrashRecovery(directory: recorder.directory).recover()
     let watcher = try? DirectoryWatcher(path: locations.memoDirectory, queue: queue)
-    watcher?.onChange = {
+    watcher?.onChange = { @Sendable in
         watcher?.start()  // again, in case the directory was recreated
         library.refresh()
     }
@@ -111,7 +116,7 @@ let mediaPlayer = queue.sync {
 let tray = queue.sync {
     let tray = StatusNotifierItemService(
         recorder: recorder, library: library, server: library.server, queue: queue,
-        input: {
+        input: { @Sendable in
             if !recorder.activeSource.isEmpty { return recorder.activeSource }
             return recorder.defaults.source.isEmpty ? serverMonitor.defaultSource ?? "" : recorder.defaults.source
         })
@@ -131,7 +136,7 @@ fputs("voicememod: serving \(Contract.busName.rawValue); memos in \(locations.me
 let terminationSources = [SIGTERM, SIGINT].map { number in
     signal(number, SIG_IGN)
     let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-    source.setEventHandler {
+    source.setEventHandler { @Sendable in
         library.saveCache()
         guard recorder.currentMemo != nil else { exit(0) }
         recorder.stop { _ in exit(0) }
