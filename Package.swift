@@ -1,10 +1,6 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
-/// Adapters talk to C through Dispatch threads and callbacks whose ownership is
-/// documented on each type; Swift 5 mode keeps those files free of Sendable noise.
-let adapterSettings: [SwiftSetting] = [.swiftLanguageMode(.v5)]
-
 let package = Package(
     name: "voicememo",
     platforms: [.macOS(.v15)],
@@ -15,7 +11,9 @@ let package = Package(
     targets: [
         // One system-library target per C library, from Debian's -dev packages.
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
-        .systemLibrary(name: "CPulse", pkgConfig: "libpulse-simple", providers: [.apt(["libpulse-dev"])]),
+        // No pkgConfig for libpulse: its only flags, -D_REENTRANT and -pthread, are ones SwiftPM
+        // drops with a warning; the module map links the libraries, the headers are in /usr/include.
+        .systemLibrary(name: "CPulse", providers: [.apt(["libpulse-dev"])]),
         .systemLibrary(name: "CSndfile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
         // glibc's malloc.h, for handing freed memory back after a burst of work.
         .systemLibrary(name: "CMalloc"),
@@ -26,34 +24,31 @@ let package = Package(
         .target(name: "VoiceMemoContract", dependencies: ["Bus"]),
 
         // Adapters: each owns exactly one C library.
-        .target(name: "Bus", dependencies: ["CDBus"], swiftSettings: adapterSettings),
-        .target(name: "PulseAudio", dependencies: ["CPulse", "VoiceMemoCore"], swiftSettings: adapterSettings),
-        .target(name: "SoundFile", dependencies: ["CSndfile", "VoiceMemoCore"], swiftSettings: adapterSettings),
+        .target(name: "Bus", dependencies: ["CDBus"]),
+        .target(name: "PulseAudio", dependencies: ["CPulse", "VoiceMemoCore"]),
+        .target(name: "SoundFile", dependencies: ["CSndfile", "VoiceMemoCore"]),
         // Byte-level surgery on finished memo files, in pure Swift: title tags rewritten in place
         // (libsndfile cannot edit Ogg, FLAC or MP3 tags) and files cut short by a crash repaired.
         .target(name: "AudioContainers"),
 
         .executableTarget(
             name: "voicememod",
-            dependencies: ["VoiceMemoCore", "VoiceMemoContract", "Bus", "PulseAudio", "SoundFile", "AudioContainers", "CMalloc"],
-            swiftSettings: adapterSettings),
+            dependencies: ["VoiceMemoCore", "VoiceMemoContract", "Bus", "PulseAudio", "SoundFile", "AudioContainers", "CMalloc"]),
         .executableTarget(
-            name: "voicememo", dependencies: ["VoiceMemoCore", "VoiceMemoContract", "Bus"], swiftSettings: adapterSettings),
+            name: "voicememo", dependencies: ["VoiceMemoCore", "VoiceMemoContract", "Bus"]),
 
         .testTarget(name: "VoiceMemoCoreTests", dependencies: ["VoiceMemoCore"]),
-        .testTarget(name: "AudioContainersTests", dependencies: ["AudioContainers", "SoundFile", "VoiceMemoCore"], swiftSettings: adapterSettings),
+        .testTarget(name: "AudioContainersTests", dependencies: ["AudioContainers", "SoundFile", "VoiceMemoCore"]),
         // The private session fixture (bus, audio server, stimulus, daemon) shared by the
         // integration tests and the benchmark; Foundation only, no XCTest.
         .target(
-            name: "IntegrationSupport", dependencies: ["VoiceMemoContract"], path: "Tests/IntegrationSupport",
-            swiftSettings: adapterSettings),
+            name: "IntegrationSupport", dependencies: ["VoiceMemoContract"], path: "Tests/IntegrationSupport"),
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
                 "Bus", "SoundFile", "AudioContainers", "VoiceMemoCore", "VoiceMemoContract", "IntegrationSupport", "voicememod",
                 "voicememo",
-            ],
-            swiftSettings: adapterSettings),
+            ]),
         // `make bench`: voicememod against parecord on the fixture; `make test` runs a smoke-sized pass.
         .testTarget(
             name: "Benchmarks",
@@ -62,7 +57,6 @@ let package = Package(
             ],
             // The C reference recorder is compiled by the benchmark itself, not by SwiftPM; the
             // GLib client is run by Debian's python3-gi.
-            exclude: ["simple-recorder.c", "glib-managed-objects.py"],
-            swiftSettings: adapterSettings),
+            exclude: ["simple-recorder.c", "glib-managed-objects.py"]),
     ]
 )

@@ -90,7 +90,8 @@ public enum CrashRepair {
             last = (page, offset)
             offset += Int64(page.length)
         }
-        guard var (page, pageOffset) = last else { throw file.malformed("it holds no complete Ogg page") }
+        guard let (lastPage, pageOffset) = last else { throw file.malformed("it holds no complete Ogg page") }
+        var page = lastPage
         if offset < file.size {
             try editor.truncate(to: offset)
             fixes.append("cut \(file.size - offset) bytes of a torn page")

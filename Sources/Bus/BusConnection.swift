@@ -13,6 +13,9 @@ private let threadsInitialized: Bool = dbus_threads_init_default() != 0
 ///
 /// The connection is private (never shared with other libdbus users in the
 /// process) and is closed when the last reference goes away.
+///
+/// `@unchecked Sendable`: once attached, its state is touched only on the attached queue,
+/// which each method checks with `dispatchPrecondition`; in client mode, by one caller at a time.
 public final class BusConnection: @unchecked Sendable {
     private let handle: OpaquePointer
     /// Set once by `attach`; `nil` in client mode.
@@ -169,7 +172,7 @@ public final class BusConnection: @unchecked Sendable {
     public func attach(to queue: DispatchQueue, onDisconnect: @escaping () -> Void) {
         precondition(watches == nil, "connection is already attached")
         let watches = DispatchWatches(connection: handle, queue: queue)
-        let incoming = IncomingMessages(onDisconnect: onDisconnect)
+        let incoming = IncomingMessages(queue: queue, onDisconnect: onDisconnect)
         self.watches = watches
         self.incoming = incoming
         // Registering on the queue means no callback can run before registration finishes.
@@ -210,7 +213,10 @@ public final class BusConnection: @unchecked Sendable {
         }
         guard sent != 0 else { fatalError("libdbus: out of memory") }
         guard let pending else {
-            // libdbus gives no pending call when the connection is already closed.
+            // libdbus gives no pending call when the connection is already closed. `reply` runs
+            // on this same serial queue, which the caller occupies, so nothing it captures is
+            // ever used on two threads at once.
+            nonisolated(unsafe) let reply = reply
             queue.async { reply(.failure(BusError(.disconnected, "connection to the bus was lost"))) }
             return
         }
@@ -253,6 +259,7 @@ public final class BusConnection: @unchecked Sendable {
     /// Queues `message` for sending. Attached connections write when the
     /// socket is writable; client mode flushes right away since nothing else will.
     internal func send(_ message: Message) {
+        assertOnQueueIfAttached()
         let queued = message.withUnsafeHandle { dbus_connection_send(handle, $0, nil) }
         guard queued != 0 else { fatalError("libdbus: out of memory") }
         if watches == nil { dbus_connection_flush(handle) }
@@ -264,16 +271,19 @@ public final class BusConnection: @unchecked Sendable {
 }
 
 /// The connection filter: decides what the service does with each incoming
-/// message. Used only on the attached queue (hence `@unchecked Sendable`).
+/// message. `@unchecked Sendable`: used only on the attached `queue`, where libdbus
+/// dispatches (checked in `handle`).
 private final class IncomingMessages: @unchecked Sendable {
+    let queue: DispatchQueue
     let onDisconnect: () -> Void
     /// Set by the object server; returns whether it took the call.
     var methodCallHandler: ((Message) -> Bool)?
     /// Added by `addSignalHandler`; each sees every signal but the local Disconnected.
     var signalHandlers: [(BusSignal) -> Void] = []
 
-    /// `onDisconnect` runs when libdbus reports the connection lost.
-    init(onDisconnect: @escaping () -> Void) {
+    /// `onDisconnect` runs on `queue` when libdbus reports the connection lost.
+    init(queue: DispatchQueue, onDisconnect: @escaping () -> Void) {
+        self.queue = queue
         self.onDisconnect = onDisconnect
     }
 
@@ -292,6 +302,7 @@ private final class IncomingMessages: @unchecked Sendable {
     }
 
     private func handle(_ message: Message) -> DBusHandlerResult {
+        dispatchPrecondition(condition: .onQueue(queue))
         if message.isLocalDisconnect {
             onDisconnect()
             return DBUS_HANDLER_RESULT_HANDLED

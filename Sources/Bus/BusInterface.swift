@@ -40,7 +40,7 @@ public struct BusInterface {
 }
 
 /// A named, typed argument of a method or signal.
-public struct BusArgument {
+public struct BusArgument: Sendable {
     /// The argument's name, shown by introspection.
     public var name: String
     /// Its single complete type, e.g. `a{sv}`.
@@ -55,7 +55,7 @@ public struct BusArgument {
 }
 
 /// A name/value annotation, such as `org.freedesktop.DBus.Deprecated` = `true`.
-public struct BusAnnotation {
+public struct BusAnnotation: Sendable {
     /// The annotation's name.
     public var name: String
     /// Its value.
@@ -102,7 +102,7 @@ public struct BusMethod {
 /// A property, read through `get` and optionally written through `set`.
 public struct BusProperty {
     /// Whether clients may write the property.
-    public enum Access {
+    public enum Access: Sendable {
         /// Clients may only read it.
         case read
         /// Clients may also Set it.
@@ -110,7 +110,7 @@ public struct BusProperty {
     }
 
     /// How changes are announced, i.e. `org.freedesktop.DBus.Property.EmitsChangedSignal`.
-    public enum ChangeSignal {
+    public enum ChangeSignal: Sendable {
         /// PropertiesChanged carries the new value (`true`, the default).
         case emits
         /// PropertiesChanged lists the name without a value (`invalidates`).
@@ -183,7 +183,7 @@ public struct BusProperty {
 }
 
 /// A signal an interface may emit.
-public struct BusSignalSpec {
+public struct BusSignalSpec: Sendable {
     /// The signal's name.
     public var name: MemberName
     /// Its arguments.

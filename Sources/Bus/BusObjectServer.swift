@@ -7,10 +7,14 @@ import Dispatch
 /// server. Malformed or unexpected calls get the standard freedesktop errors;
 /// none of them reach a handler. The server follows connections leaving the bus
 /// (NameOwnerChanged), to forget their credentials and to tell the services.
-public final class BusObjectServer {
+///
+/// `@unchecked Sendable`: its state is touched only on `queue`, which its methods check with
+/// `dispatchPrecondition`; handlers may capture it and run there.
+public final class BusObjectServer: @unchecked Sendable {
     /// The connection the objects are served on.
     public let connection: BusConnection
-    let queue: DispatchQueue
+    /// The connection's queue, where everything the server does happens.
+    public let queue: DispatchQueue
     /// The exported objects; internal so the ObjectManager extension can list them.
     var objects: [ObjectPath: [BusInterface]] = [:]
     /// Families of like objects, by the path their members sit below.

@@ -8,8 +8,8 @@ import Dispatch
 /// `async` on `queue`. Nothing polls, so an idle connection never wakes up.
 ///
 /// libdbus holds one retained reference per registered callback set and drops
-/// it through the matching free function. All state is touched only on
-/// `queue`, which is what makes the `@unchecked Sendable` sound.
+/// it through the matching free function. `@unchecked Sendable`: all state is
+/// touched only on `queue`, checked with `dispatchPrecondition` where it changes.
 internal final class DispatchWatches: @unchecked Sendable {
     /// Where every callback runs.
     let queue: DispatchQueue
@@ -117,6 +117,7 @@ internal final class DispatchWatches: @unchecked Sendable {
 
     /// Called after libdbus handled I/O, a timeout or a wake-up: new messages may be ready.
     fileprivate func didHandleEvent() {
+        dispatchPrecondition(condition: .onQueue(queue))
         guard !isInvalidated else { return }
         if dbus_connection_get_dispatch_status(connection) == DBUS_DISPATCH_DATA_REMAINS {
             scheduleDispatch()

@@ -76,11 +76,14 @@ extension BusObjectServer {
 
 /// The ObjectManager interface as introspection shows it.
 enum ObjectManagerDeclaration {
-    static let interface = BusInterface(
-        name: .objectManager,
-        methods: [BusMethod("GetManagedObjects", out: [BusArgument("objects", "a{oa{sa{sv}}}")]) { _ in }],
-        signals: [
-            BusSignalSpec("InterfacesAdded", [BusArgument("object", "o"), BusArgument("interfaces", "a{sa{sv}}")]),
-            BusSignalSpec("InterfacesRemoved", [BusArgument("object", "o"), BusArgument("interfaces", "as")]),
-        ])
+    /// Built on each use: a `BusInterface` holds handler closures, so it cannot be a shared constant.
+    static var interface: BusInterface {
+        BusInterface(
+            name: .objectManager,
+            methods: [BusMethod("GetManagedObjects", out: [BusArgument("objects", "a{oa{sa{sv}}}")]) { _ in }],
+            signals: [
+                BusSignalSpec("InterfacesAdded", [BusArgument("object", "o"), BusArgument("interfaces", "a{sa{sv}}")]),
+                BusSignalSpec("InterfacesRemoved", [BusArgument("object", "o"), BusArgument("interfaces", "as")]),
+            ])
+    }
 }

@@ -34,13 +34,14 @@ public struct ServerSnapshot: Equatable, Sendable {
 /// sources or defaults, a fresh `ServerSnapshot` is delivered on `queue` (nil while the
 /// server is gone). Reconnects by itself when the server comes back.
 ///
-/// The context lives on a `pa_threaded_mainloop`; everything touching it runs on that
-/// loop's thread (in its callbacks) or under its lock.
+/// `@unchecked Sendable`: the context and the other mutable state live on a
+/// `pa_threaded_mainloop`; everything touching them runs on that loop's thread (in its
+/// callbacks, checked in `refresh`) or under its lock.
 public final class ServerMonitor: @unchecked Sendable {
     private let mainloop: OpaquePointer
     private var context: OpaquePointer?
     private let queue: DispatchQueue
-    private var onSnapshot: (ServerSnapshot?) -> Void = { _ in }
+    private var onSnapshot: @Sendable (ServerSnapshot?) -> Void = { _ in }
     private var isClosed = false
     private let knownDefaultSource = Mutex<String?>(nil)
 
@@ -57,7 +58,7 @@ public final class ServerMonitor: @unchecked Sendable {
     }
 
     /// Connects, and from now on delivers every snapshot to `onSnapshot` on the queue.
-    public func start(onSnapshot: @escaping (ServerSnapshot?) -> Void) {
+    public func start(onSnapshot: @escaping @Sendable (ServerSnapshot?) -> Void) {
         withLock {
             self.onSnapshot = onSnapshot
             connect()
@@ -77,6 +78,10 @@ public final class ServerMonitor: @unchecked Sendable {
         pa_threaded_mainloop_lock(mainloop)
         defer { pa_threaded_mainloop_unlock(mainloop) }
         return body()
+    }
+
+    private func assertOnLoopThread() {
+        precondition(pa_threaded_mainloop_in_thread(mainloop) != 0, "not on the monitor's mainloop thread")
     }
 
     private var userdata: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
@@ -105,6 +110,7 @@ public final class ServerMonitor: @unchecked Sendable {
         self.context = nil
     }
 
+    /// On the loop thread, or (for the first state change) inside `pa_context_connect` under the lock.
     private func stateChanged(_ context: OpaquePointer) {
         switch pa_context_get_state(context) {
         case PA_CONTEXT_READY:
@@ -140,6 +146,7 @@ public final class ServerMonitor: @unchecked Sendable {
     /// delivers the snapshot. Each refresh has its own builder, so overlapping refreshes
     /// never mix.
     private func refresh() {
+        assertOnLoopThread()
         guard let context else { return }
         let builder = SnapshotBuilder(monitor: self)
         // One reference for each operation's callback, released by its last call.

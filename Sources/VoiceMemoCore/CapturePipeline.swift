@@ -8,8 +8,10 @@ import Synchronization
 /// Moves audio from a capture stream into a file on a thread of its own, so the bus never
 /// waits on the audio server and the audio never waits on the bus.
 ///
-/// Owned by the recorder's queue: `start`, `pause`, `resume` and `stop` are called there, and
-/// every callback is delivered there. The capture thread only reads the atomics below.
+/// `@unchecked Sendable`: owned by the recorder's queue (`callbackQueue`). Every public method
+/// is called there (checked with `dispatchPrecondition`) and every callback is delivered
+/// there; the capture thread shares only the atomics and mutexes below, and the file once
+/// `isSinkAttached` says it is there.
 public final class CapturePipeline: @unchecked Sendable {
     /// How a pipeline ended.
     public enum Ending: Equatable, Sendable {
@@ -111,6 +113,7 @@ public final class CapturePipeline: @unchecked Sendable {
     /// Hands over the file of a recording that heard its sound (after `onSoundStarted`);
     /// the audio kept since, pre-roll first, goes into it. Called on the callback queue.
     public func attach(_ sink: AudioFileSink) {
+        dispatchPrecondition(condition: .onQueue(callbackQueue))
         precondition(attachedSink == nil, "a pipeline writes one file")
         attachedSink = sink
         isSinkAttached.store(true, ordering: .releasing)
@@ -137,6 +140,7 @@ public final class CapturePipeline: @unchecked Sendable {
 
     /// Opens the capture stream and starts moving audio, off the caller's queue.
     public func start() {
+        dispatchPrecondition(condition: .onQueue(callbackQueue))
         startThread(watch: watch, isRestart: false)
         startWatchdog()
     }
@@ -145,6 +149,7 @@ public final class CapturePipeline: @unchecked Sendable {
     /// pinned recording's newest tenth of a second) is written first, or with
     /// `droppingHeldAudio` dropped: it may come from a stand-in for a vanished input.
     public func pause(droppingHeldAudio: Bool = false) {
+        dispatchPrecondition(condition: .onQueue(callbackQueue))
         if droppingHeldAudio { isDiscardRequested.store(true, ordering: .relaxed) }
         isPaused.store(true, ordering: .releasing)  // the capture thread sees the drop with the pause
         lastLevels.withLock { $0 = .silence(channels: Int(request.channels)) }
@@ -152,6 +157,7 @@ public final class CapturePipeline: @unchecked Sendable {
 
     /// Writes again, appending to the same file.
     public func resume() {
+        dispatchPrecondition(condition: .onQueue(callbackQueue))
         isDiscardRequested.store(false, ordering: .relaxed)
         isPaused.store(false, ordering: .relaxed)
     }
@@ -160,6 +166,7 @@ public final class CapturePipeline: @unchecked Sendable {
     /// after the read in progress, then calls `completion` on the callback queue. Called
     /// after `pause()` it covers every frame the recording holds.
     public func synchronize(completion: @escaping @Sendable () -> Void) {
+        dispatchPrecondition(condition: .onQueue(callbackQueue))
         // A stalled read would keep the caller (a system going to sleep) waiting: sync here.
         if watch.isStalled && watch.borrowFile({ try? sink?.synchronize() }) { return completion() }
         synchronizations.withLock { $0.append(completion) }
@@ -175,12 +182,14 @@ public final class CapturePipeline: @unchecked Sendable {
     /// closed. A read late by more than `timeouts.readGrace` is not waited for: what the input
     /// has not delivered by then is not in the memo.
     public func stop() {
+        dispatchPrecondition(condition: .onQueue(callbackQueue))
         isStopRequested.store(true, ordering: .relaxed)
         endWithoutLateRead(.stopped)
     }
 
     /// Stops waiting for a lost capture stream: the recording ends with `.captureFailed`.
     public func giveUp() {
+        dispatchPrecondition(condition: .onQueue(callbackQueue))
         isGivenUp.store(true, ordering: .relaxed)
         endWithoutLateRead(.captureFailed(Self.gaveUp))
     }
@@ -191,6 +200,7 @@ public final class CapturePipeline: @unchecked Sendable {
     /// stream. `onCaptureRestored` reports the new stream, `onCaptureLost` a failure (then it
     /// reconnects as after any loss).
     public func reopen(afterLoss: Bool) {
+        dispatchPrecondition(condition: .onQueue(callbackQueue))
         guard !hasEnded else { return }
         guard afterLoss || watch.isStalled, watch.abandon() else { return isReopenRequested.store(true, ordering: .relaxed) }
         watch = ReadWatch()
@@ -286,6 +296,7 @@ public final class CapturePipeline: @unchecked Sendable {
 
     /// Delivers the ending once, on the callback queue, after the file is closed.
     private func finish(_ ending: Ending, closeError: RecorderError?) {
+        dispatchPrecondition(condition: .onQueue(callbackQueue))
         guard !hasEnded else { return }
         hasEnded = true
         watchdog?.cancel()
@@ -454,6 +465,7 @@ public final class CapturePipeline: @unchecked Sendable {
     }
 
     private func checkForHungRead() {
+        dispatchPrecondition(condition: .onQueue(callbackQueue))
         guard watch.declareStall(after: timeouts.stall) else { return }
         // Nothing is written while the read hangs: make the file on disk whole meanwhile, for
         // those waiting on the hung thread too.

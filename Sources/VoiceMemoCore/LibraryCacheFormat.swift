@@ -26,7 +26,7 @@ public enum LibraryCacheFormat {
     public static func decode(_ bytes: some Collection<UInt8>) -> [MemoInfo] {
         var lines = bytes.split(separator: UInt8(ascii: "\n"))[...]
         guard let first = lines.popFirst(), String(decoding: first, as: UTF8.self) == header else { return [] }
-        return lines.compactMap(memo(fromLine:))
+        return lines.compactMap { memo(fromLine: $0) }
     }
 
     private static func memo(fromLine line: some Collection<UInt8>) -> MemoInfo? {

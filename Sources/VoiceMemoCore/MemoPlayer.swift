@@ -5,7 +5,8 @@ import Synchronization
 /// what is playing, `pause` holds it (nothing is written, the position stays), `seek`
 /// moves it, `stop` ends it, and the observer hears how each playback ended.
 ///
-/// Confined to `queue` like the recorder; each playback runs on a thread of its own.
+/// Confined to `queue` like the recorder, which every method checks (hence `@unchecked
+/// Sendable`); each playback runs on a thread of its own.
 public final class MemoPlayer: @unchecked Sendable {
     /// How a playback ended.
     public enum Ending: Equatable, Sendable {
@@ -116,6 +117,7 @@ public final class MemoPlayer: @unchecked Sendable {
     }
 
     private func finish(_ playback: Playback, _ ending: Ending) {
+        dispatchPrecondition(condition: .onQueue(queue))
         if current === playback {
             current = nil
             playingChanged.notify(nil)
@@ -211,7 +213,9 @@ private struct HeldBlock {
     var start: Int
 }
 
-/// One memo being played.
+/// One memo being played. `@unchecked Sendable` for `source`, which only the playback's
+/// thread reads from (the queue asks just its fixed `sampleRate`); the rest is atomics and
+/// a semaphore.
 private final class Playback: @unchecked Sendable {
     let memo: MemoReference
     let source: AudioFileSource

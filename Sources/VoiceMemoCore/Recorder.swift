@@ -559,7 +559,9 @@ private struct Interruptions {
     var pausesCapture: Bool { reasons.values.contains(true) }
 }
 
-/// One memo from `Record` until its file is closed; confined to the recorder's queue.
+/// One memo from `Record` until its file is closed. `@unchecked Sendable` so the recorder's
+/// `@Sendable` timer and pipeline handlers may capture it: it is touched only on the
+/// recorder's queue, by the recorder's methods, which check that.
 private final class OpenRecording: @unchecked Sendable {
     let memo: MemoReference
     let request: RecordingRequest

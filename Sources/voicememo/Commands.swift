@@ -3,7 +3,8 @@ import FoundationEssentials
 import VoiceMemoCore
 
 /// One `voicememo` subcommand: parsed and validated by `init`, carried out by `run`.
-protocol Subcommand {
+/// `SendableMetatype`: the table of subcommands below is a global of their types.
+protocol Subcommand: SendableMetatype {
     static var name: String { get }
     static var abstract: String { get }
     static var usage: String { get }

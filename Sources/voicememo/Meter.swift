@@ -90,7 +90,7 @@ struct Meter: Subcommand {
             if drawnLines > 0 { print("\u{1B}[\(drawnLines)F", terminator: "") }
             print(lines.map { $0 + "\u{1B}[K" }.joined(separator: "\n"))
             drawnLines = lines.count
-            fflush(stdout)
+            fflush(standardOutput)
         }
     }
 }
@@ -101,6 +101,8 @@ extension Array {
 
 /// Ctrl-C for a loop that must clean up the terminal: the handler only sets a flag.
 enum Interrupt {
+    /// A `sig_atomic_t` the handlers only set and the loop only reads: the one kind of shared
+    /// variable C makes safe between a signal handler and the program.
     nonisolated(unsafe) private static var requested: sig_atomic_t = 0
 
     static func install() {

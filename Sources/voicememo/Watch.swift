@@ -54,7 +54,7 @@ struct Watch: Subcommand {
     }
 
     func run(_ client: RecorderClient) throws(BusError) {
-        setvbuf(stdout, nil, _IOLBF, 0)
+        setvbuf(standardOutput, nil, _IOLBF, 0)
         let events = try RecorderEvents(client)
         var status = try? Self.fetch(client)
         var printed: Line?

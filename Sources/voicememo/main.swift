@@ -25,7 +25,7 @@ let overview = """
     """
 
 func fail(_ status: Int32, _ message: String) -> Never {
-    fputs("voicememo: \(message)\n", stderr)
+    fputs("voicememo: \(message)\n", standardError)
     exit(status)
 }
 

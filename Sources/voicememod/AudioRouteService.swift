@@ -7,7 +7,9 @@ import VoiceMemoCore
 /// muted input become the contract's `RouteChanged` and `Interruption`s.
 ///
 /// Lives on the daemon's queue; the server monitor delivers its snapshots there.
-final class AudioRouteService {
+/// `@unchecked Sendable`: its state is touched only on `queue` (checked in `evaluate` and
+/// `serverChanged`), where the monitor and the grace timers call back.
+final class AudioRouteService: @unchecked Sendable {
     /// How long the server gets to move a stream that follows the default before the
     /// stream is opened again on the new default (both servers move it within a few ms).
     private static let moveGrace: DispatchTimeInterval = .milliseconds(100)
@@ -33,6 +35,7 @@ final class AudioRouteService {
     }
 
     private func serverChanged(_ snapshot: ServerSnapshot?) {
+        dispatchPrecondition(condition: .onQueue(queue))
         guard let snapshot else {
             // The server is gone; the capture path reports that, and its return.
             latest = nil
@@ -67,6 +70,7 @@ final class AudioRouteService {
     }
 
     private func evaluate() {
+        dispatchPrecondition(condition: .onQueue(queue))
         guard let routes = latest else { return }
         let memo = recorder.currentMemo?.id
         if memo != trackedMemo {

@@ -69,6 +69,6 @@ struct CrashRecovery: Sendable {
     }
 
     private func log(_ message: String) {
-        fputs("voicememod: \(message)\n", stderr)
+        fputs("voicememod: \(message)\n", standardError)
     }
 }

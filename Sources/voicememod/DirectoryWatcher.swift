@@ -10,7 +10,9 @@ import VoiceMemoCore
 ///
 /// The inotify descriptor is read by a DispatchSource on `queue`; bursts of events (a
 /// copy, a rename) are folded into one `onChange` call shortly after the last of them.
-final class DirectoryWatcher {
+/// `@unchecked Sendable`: its state is touched only on `queue` (checked in `start` and
+/// `drain`), where `onChange` is called.
+final class DirectoryWatcher: @unchecked Sendable {
     private let descriptor: Int32
     private let source: DispatchSourceRead
     private let queue: DispatchQueue
@@ -39,12 +41,14 @@ final class DirectoryWatcher {
 
     /// Starts watching if the directory exists now; harmless to call again.
     func start() {
+        dispatchPrecondition(condition: .onQueue(queue))
         guard watch < 0 else { return }
         let mask = IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF
         watch = inotify_add_watch(descriptor, path, UInt32(mask))
     }
 
     private func drain() {
+        dispatchPrecondition(condition: .onQueue(queue))
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         var sawSelfGone = false
         while true {

@@ -12,8 +12,10 @@ import VoiceMemoCore
 /// The memo objects under `/org/example/VoiceMemo/Memo/` and the ObjectManager that lists
 /// them: the memo directory is the truth, this keeps the bus in step with it.
 ///
-/// Lives on the daemon's queue with the recorder and the bus connection.
-final class MemoLibraryService {
+/// Lives on the daemon's queue with the recorder and the bus connection. `@unchecked
+/// Sendable`: its state is touched only on `queue`; the start-up load, read on a queue of
+/// its own, hands each step back there (checked in `apply`).
+final class MemoLibraryService: @unchecked Sendable {
     /// The object server the memos are exported on (the MPRIS object shares it).
     let server: BusObjectServer
     private let files: MemoFiles
@@ -68,6 +70,7 @@ final class MemoLibraryService {
     /// `preparation` runs first, on the same queue: files it changes (a crash repair) are
     /// read once it is done.
     func load(after preparation: @escaping @Sendable () -> Void = {}) {
+        dispatchPrecondition(condition: .onQueue(queue))
         let loading = LibraryLoading(files: files, cache: cache)
         isLoading = true
         // The service lives as long as the daemon; the load holds it until done.
@@ -80,6 +83,7 @@ final class MemoLibraryService {
     }
 
     private func apply(_ step: LibraryLoading.Step) {
+        dispatchPrecondition(condition: .onQueue(queue))
         switch step {
         case .planned(let fileNames):
             filesBeingLoaded = fileNames
@@ -96,7 +100,7 @@ final class MemoLibraryService {
         case .finished(let summary):
             filesBeingLoaded = []
             isLoading = false
-            fputs("voicememod: library: \(summary)\n", stderr)
+            fputs("voicememod: library: \(summary)\n", standardError)
             // What changed while the library was read (a memo recorded, a file copied in).
             refresh()
             if summary.cacheIsStale { scheduleCacheSave() }
@@ -313,13 +317,14 @@ final class MemoLibraryService {
             }
             fileWork[id] = []
             let container = before.format.tagContainer
+            let reply = QueueBound(completion, to: queue)
             fileQueue.async { [queue] in
                 let result = Result { () throws(RecorderError) in
                     try Self.retitle(oldPath, to: newTitle, container: container, movingTo: newPath)
                 }
                 queue.async {
                     if case .success = result { self.renamed(before, title: newTitle, fileName: newName) }
-                    completion(result)
+                    reply.value(result)
                     self.endFileWork(on: id)
                 }
             }

@@ -15,7 +15,7 @@ import VoiceMemoCore
 /// while, so it runs on a serial queue of its own and the answer follows on the daemon's
 /// queue. Serial, and checking the cache again first: two calls for a memo not yet cached
 /// decode it once.
-final class MemoPeaksService {
+final class MemoPeaksService: Sendable {
     private let cache: PeakCache
     private let work = DispatchQueue(label: "voicememod.peaks")
     private let queue: DispatchQueue
@@ -38,9 +38,10 @@ final class MemoPeaksService {
         } catch {
             return completion(.failure(error))
         }
+        let completion = QueueBound(completion, to: queue)
         work.async { [self] in
             let result = Result { () throws(RecorderError) in try bins(id: id, path: path).peaks(count: count) }
-            queue.async { completion(result) }
+            queue.async { completion.value(result) }
         }
     }
 
@@ -51,13 +52,14 @@ final class MemoPeaksService {
     func peaksSoFar(
         id: String, path: String, count: Int, completion: @escaping (Result<[Double], RecorderError>) -> Void
     ) {
+        let completion = QueueBound(completion, to: queue)
         work.async { [self] in
             let result = Result { () throws(RecorderError) in
                 let bins = (try? Self.decode(path)) ?? PeakBins(frameCount: 0, framesPerBin: 1, values: [])
-                if logsDecoding { fputs("voicememod: peaks computed for \(id) from the file being recorded\n", stderr) }
+                if logsDecoding { fputs("voicememod: peaks computed for \(id) from the file being recorded\n", standardError) }
                 return bins.peaks(count: count)
             }
-            queue.async { completion(result) }
+            queue.async { completion.value(result) }
         }
     }
 
@@ -86,7 +88,7 @@ final class MemoPeaksService {
         let (cached, size, modified) = try cachedBins(id: id, path: path)
         if let cached { return cached }
         let bins = try Self.decode(path)
-        if logsDecoding { fputs("voicememod: peaks computed for \(id) from file\n", stderr) }
+        if logsDecoding { fputs("voicememod: peaks computed for \(id) from file\n", standardError) }
         cache.save(PeakCacheRecord(size: size, modified: modified, bins: bins), for: id)
         return bins
     }

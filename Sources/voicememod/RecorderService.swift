@@ -11,7 +11,9 @@ import VoiceMemoCore
 /// properties and signals to `Recorder` calls, so the whole API reads on one screen.
 ///
 /// Lives on the daemon's main queue, like the recorder and the bus connection.
-final class RecorderService: RecorderObserver {
+/// `@unchecked Sendable`: its state is touched only on the server's queue, where bus calls
+/// and the recorder's callbacks arrive (checked in `reportRecovered`, the one call posted there).
+final class RecorderService: RecorderObserver, @unchecked Sendable {
     private let recorder: Recorder
     private let player: MemoPlayer
     private let library: MemoLibraryService
@@ -204,6 +206,7 @@ final class RecorderService: RecorderObserver {
 
     /// Announces a memo that a crash cut short and start-up repaired.
     func reportRecovered(_ memo: MemoReference) {
+        dispatchPrecondition(condition: .onQueue(server.queue))
         library.refresh(memo)
         emit("RecordingFinished", [.objectPath(Contract.path(of: memo)), .boolean(false)])
     }
@@ -213,7 +216,7 @@ final class RecorderService: RecorderObserver {
         case .decodeFailed(let message):
             emit("DecodeError", [.objectPath(Contract.path(of: memo)), .string(message)])
         case .outputFailed(let message):
-            fputs("voicememod: playback of \(memo.path) failed: \(message)\n", stderr)
+            fputs("voicememod: playback of \(memo.path) failed: \(message)\n", standardError)
         case .finished, .stopped:
             break
         }

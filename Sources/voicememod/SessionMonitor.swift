@@ -22,8 +22,8 @@ enum Login {
 /// is open so the file can be flushed before the machine sleeps.
 ///
 /// Lives on the daemon's queue, like the recorder and the system bus connection; every
-/// method must be called there (`@unchecked Sendable` only so the recorder's `@Sendable`
-/// flush completion, delivered on that queue, may capture it).
+/// method must be called there, and the entry points check it (`@unchecked Sendable` only
+/// so the recorder's `@Sendable` flush completion, delivered on that queue, may capture it).
 final class SessionMonitor: @unchecked Sendable {
     private let connection: BusConnection
     private let recorder: Recorder
@@ -89,6 +89,7 @@ final class SessionMonitor: @unchecked Sendable {
     // MARK: Start-up
 
     private func begin() {
+        dispatchPrecondition(condition: .onQueue(queue))
         connection.addSignalHandler { [weak self] signal in self?.handle(signal) }
         connection.call(destination: Login.busName, path: Login.path, interface: Login.peer, member: MemberName("Ping"),
                         timeout: .seconds(5)) { [self] result in
@@ -127,6 +128,7 @@ final class SessionMonitor: @unchecked Sendable {
     }
 
     private func turnOff(_ reason: String) {
+        dispatchPrecondition(condition: .onQueue(queue))
         guard !isOff else { return }
         isOff = true
         isEnabled = false
@@ -138,6 +140,7 @@ final class SessionMonitor: @unchecked Sendable {
     // MARK: Events
 
     private func handle(_ signal: BusSignal) {
+        dispatchPrecondition(condition: .onQueue(queue))
         guard isEnabled else { return }
         switch (signal.interface, signal.member.rawValue) {
         case (Login.manager, "PrepareForSleep"):
@@ -232,5 +235,5 @@ final class SessionMonitor: @unchecked Sendable {
 
 /// One line on stderr (the journal, under systemd).
 private func log(_ message: String) {
-    fputs("voicememod: \(message)\n", stderr)
+    fputs("voicememod: \(message)\n", standardError)
 }

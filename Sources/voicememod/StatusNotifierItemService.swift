@@ -100,7 +100,7 @@ final class StatusNotifierItemService {
                 destination: .bus, path: .bus, interface: .bus, member: MemberName("RequestName"),
                 arguments: [.string(itemName.rawValue), .uint32(4)]
             ) { [weak self] result in
-                if case .failure(let error) = result { fputs("voicememod: cannot own the tray item's name: \(error.message)\n", stderr) }
+                if case .failure(let error) = result { fputs("voicememod: cannot own the tray item's name: \(error.message)\n", standardError) }
                 self?.register()
             }
         } else {
@@ -129,7 +129,7 @@ final class StatusNotifierItemService {
                 member: MemberName("RegisterStatusNotifierItem"), arguments: [.string(itemName.rawValue)]
             ) { result in
                 if case .failure(let error) = result, error.name.rawValue != "org.freedesktop.DBus.Error.ServiceUnknown" {
-                    fputs("voicememod: the tray's watcher refused the item: \(error.message)\n", stderr)
+                    fputs("voicememod: the tray's watcher refused the item: \(error.message)\n", standardError)
                 }
             }
         }
@@ -182,7 +182,7 @@ final class StatusNotifierItemService {
     /// Left click: what the hotkey's Toggle does.
     private func activate() {
         recorder.toggle { result in
-            if case .failure(let error) = result { fputs("voicememod: tray click: \(error.message)\n", stderr) }
+            if case .failure(let error) = result { fputs("voicememod: tray click: \(error.message)\n", standardError) }
         }
     }
 
@@ -197,7 +197,7 @@ final class StatusNotifierItemService {
 
     private func perform(_ command: TrayMenuService.Command) {
         let report: (Result<Void, RecorderError>) -> Void = { result in
-            if case .failure(let error) = result { fputs("voicememod: tray menu: \(error.message)\n", stderr) }
+            if case .failure(let error) = result { fputs("voicememod: tray menu: \(error.message)\n", standardError) }
         }
         switch command {
         case .recorder(.record): recorder.record { report($0.map { _ in }) }

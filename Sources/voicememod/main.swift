@@ -10,10 +10,13 @@ import VoiceMemoCore
 
 // voicememod: the recorder daemon. Wires the core to the session bus and the audio
 // server; one serial queue owns the bus connection and the recorder.
+//
+// Every closure made here that runs later, on the queue, is `@Sendable`: a closure made in
+// top-level code otherwise belongs to the main actor, and Swift 6 traps when the queue calls it.
 
 /// Prints to stderr (the journal, under systemd) and exits with `status`.
 func exit(status: Int32, _ message: String) -> Never {
-    fputs("voicememod: \(message)\n", stderr)
+    fputs("voicememod: \(message)\n", standardError)
     exit(status)
 }
 
@@ -31,7 +34,7 @@ let settings = SettingsStore(directory: locations.configDirectory)
 /// input is the default, saving it a connection of its own.
 let serverMonitor = ServerMonitor(queue: queue)
 let recorder = Recorder(
-    directory: MemoDirectory(path: locations.memoDirectory), defaults: settings.load { fputs("voicememod: \(settings.path): \($0)\n", stderr) }, settings: settings,
+    directory: MemoDirectory(path: locations.memoDirectory), defaults: settings.load { fputs("voicememod: \(settings.path): \($0)\n", standardError) }, settings: settings,
     backend: PulseRecordingBackend(knownDefaultSource: { serverMonitor.defaultSource }), queue: queue)
 
 let connection: BusConnection
@@ -40,7 +43,7 @@ do {
 } catch {
     exit(status: 1, "cannot connect to the session bus: \(error.message). Is DBUS_SESSION_BUS_ADDRESS set?")
 }
-connection.attach(to: queue) {
+connection.attach(to: queue) { @Sendable in
     exit(status: 1, "the session bus went away; exiting")
 }
 let cacheDirectory = locations.cacheDirectory
@@ -50,8 +53,8 @@ let (service, library, watcher) = queue.sync {
     server.allowedUnixUser = UInt32(getuid())
     // VOICEMEMO_DEBUG=1: each caller forgotten on leaving the bus, so a leak would show.
     if getenv("VOICEMEMO_DEBUG").map({ String(cString: $0) }) == "1" {
-        server.onCallerForgotten = { [unowned server] name in
-            fputs("voicememod: forgot caller \(name); \(server.rememberedCallerCount) remembered\n", stderr)
+        server.onCallerForgotten = { @Sendable [unowned server] name in
+            fputs("voicememod: forgot caller \(name); \(server.rememberedCallerCount) remembered\n", standardError)
         }
     }
     let player = MemoPlayer(backend: PulsePlaybackBackend(), queue: queue)
@@ -61,12 +64,12 @@ let (service, library, watcher) = queue.sync {
     library.peaks = MemoPeaksService(
         cacheDirectory: cacheDirectory + "/peaks", queue: queue,
         logsDecoding: getenv("VOICEMEMO_DEBUG").map({ String(cString: $0) }) == "1")
-    library.filesInProgress = { recorder.filesInProgress }
-    library.isRecording = { recorder.state.hasOpenMemo || recorder.isWaitingForSound }
+    library.filesInProgress = { @Sendable in recorder.filesInProgress }
+    library.isRecording = { @Sendable in recorder.state.hasOpenMemo || recorder.isWaitingForSound }
     // Created up front so it can be watched; a failure is reported again by Record.
     try? recorder.directory.prepare()
     let watcher = try? DirectoryWatcher(path: locations.memoDirectory, queue: queue)
-    watcher?.onChange = {
+    watcher?.onChange = { @Sendable in
         watcher?.start()  // again, in case the directory was recreated
         library.refresh()
     }
@@ -98,10 +101,10 @@ let mediaPlayer = queue.sync {
     let mediaPlayer = MediaPlayerService(player: library.player, library: library, server: library.server)
     do throws(BusError) {
         if try !connection.requestName(MediaPlayerNames.busName) {
-            fputs("voicememod: \(MediaPlayerNames.busName.rawValue) is owned by someone else; media keys will not reach voicememo\n", stderr)
+            fputs("voicememod: \(MediaPlayerNames.busName.rawValue) is owned by someone else; media keys will not reach voicememo\n", standardError)
         }
     } catch {
-        fputs("voicememod: cannot own \(MediaPlayerNames.busName.rawValue): \(error.message)\n", stderr)
+        fputs("voicememod: cannot own \(MediaPlayerNames.busName.rawValue): \(error.message)\n", standardError)
     }
     return mediaPlayer
 }
@@ -111,7 +114,7 @@ let mediaPlayer = queue.sync {
 let tray = queue.sync {
     let tray = StatusNotifierItemService(
         recorder: recorder, library: library, server: library.server, queue: queue,
-        input: {
+        input: { @Sendable in
             if !recorder.activeSource.isEmpty { return recorder.activeSource }
             return recorder.defaults.source.isEmpty ? serverMonitor.defaultSource ?? "" : recorder.defaults.source
         })
@@ -122,22 +125,22 @@ let tray = queue.sync {
 
 // The library is read only now, alongside the first recording rather than before it,
 // after what a crash left open is repaired.
-queue.async {
-    library.load(after: {
+queue.async { [library, service, crashRecovery] in
+    library.load(after: { @Sendable in
         let recovered = crashRecovery.repair()
-        queue.async {
+        queue.async { @Sendable in
             crashRecovery.closeJournalEntries()
             for memo in recovered { service.reportRecovered(memo) }
         }
     })
 }
-fputs("voicememod: serving \(Contract.busName.rawValue); memos in \(locations.memoDirectory)\n", stderr)
+fputs("voicememod: serving \(Contract.busName.rawValue); memos in \(locations.memoDirectory)\n", standardError)
 
 /// SIGTERM and SIGINT finish the open memo properly before exiting.
 let terminationSources = [SIGTERM, SIGINT].map { number in
     signal(number, SIG_IGN)
     let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-    source.setEventHandler {
+    source.setEventHandler { @Sendable in
         library.saveCache()
         guard recorder.currentMemo != nil else { exit(0) }
         recorder.stop { _ in exit(0) }

@@ -15,7 +15,7 @@ extension RecorderBenchmark {
         var span = RecordingSpan()
         let memo = try span.start { try client.record(format: "wav", channels: 1) }
         keepRecording(for: plan.continuityRecording)
-        try span.stop { try client.call("Stop") }
+        _ = try span.stop { try client.call("Stop") }
         _ = try client.waitForRecordingFinished()
 
         let samples = try SoundFileReader(path: client.file(of: memo).path).readInt16()

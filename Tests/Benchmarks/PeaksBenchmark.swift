@@ -86,7 +86,7 @@ extension RecorderBenchmark {
         let queue = DispatchQueue(label: "bench-peaks")
         connection.attach(to: queue) {}
         let run = CallRun(
-            ids: ids, interface: InterfaceName(interface), member: MemberName(member), arguments: arguments,
+            queue: queue, ids: ids, interface: InterfaceName(interface), member: MemberName(member), arguments: arguments,
             connection: connection, check: check)
         let started = clock.now
         queue.async {
@@ -104,9 +104,11 @@ extension RecorderBenchmark {
     }
 }
 
-/// One pass of calls, one per memo: each answer sends the next call. Used on the
-/// connection's queue only (hence unchecked); `done` is signalled there once every memo answered.
+/// One pass of calls, one per memo: each answer sends the next call. `@unchecked Sendable`:
+/// used on the connection's `queue` only (checked in `sendNext`, which every answer runs);
+/// `done` is signalled there once every memo answered.
 private final class CallRun: @unchecked Sendable {
+    let queue: DispatchQueue
     let ids: [String]
     let interface: InterfaceName
     let member: MemberName
@@ -119,9 +121,10 @@ private final class CallRun: @unchecked Sendable {
     private var answered = 0
 
     init(
-        ids: [String], interface: InterfaceName, member: MemberName, arguments: [BusValue], connection: BusConnection,
-        check: @escaping (String, [BusValue]) -> String?
+        queue: DispatchQueue, ids: [String], interface: InterfaceName, member: MemberName, arguments: [BusValue],
+        connection: BusConnection, check: @escaping (String, [BusValue]) -> String?
     ) {
+        self.queue = queue
         self.ids = ids
         self.interface = interface
         self.member = member
@@ -131,6 +134,7 @@ private final class CallRun: @unchecked Sendable {
     }
 
     func sendNext() {
+        dispatchPrecondition(condition: .onQueue(queue))
         let id = ids[sent]
         sent += 1
         connection.call(

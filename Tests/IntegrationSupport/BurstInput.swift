@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -33,9 +34,8 @@ package final class BurstInput {
     private let fifo: URL
     private var module: String?
     private var descriptor: Int32 = -1
-    /// Set by `remove()` to end the writer.
-    private let stopping = NSLock()
-    private var isStopped = false
+    /// Raised by `remove()` to end the writer.
+    private let stopping = StopFlag()
     private var writerFinished: DispatchSemaphore?
 
     /// Creates the source on `server` and returns once it is listed; `start()` feeds it.
@@ -70,7 +70,7 @@ package final class BurstInput {
 
     /// Stops the writer, closes the pipe and unloads the source.
     package func remove() {
-        stopping.withLock { isStopped = true }
+        stopping.raise()
         writerFinished?.wait()
         writerFinished = nil
         if descriptor >= 0 { close(descriptor) }
@@ -88,24 +88,25 @@ package final class BurstInput {
         let finished = DispatchSemaphore(value: 0)
         let framesPerBurst = Int(burst * Double(Self.sampleRate))
         let descriptor = self.descriptor
+        let burst = self.burst
         let thread = Thread { [stopping] in
             var blocked = sigset_t()
             sigemptyset(&blocked)
             sigaddset(&blocked, SIGPIPE)
             pthread_sigmask(SIG_BLOCK, &blocked, nil)
             var nextFrame = 0
-            var deadline = ContinuousClock.now.advanced(by: .seconds(-self.burst))
+            var deadline = ContinuousClock.now.advanced(by: .seconds(-burst))
             while true {
                 let now = ContinuousClock.now
                 if deadline > now { Thread.sleep(forTimeInterval: (deadline - now).timeInterval) }
-                deadline = deadline.advanced(by: .seconds(self.burst))
-                if stopping.withLock({ self.isStopped }) { break }
+                deadline = deadline.advanced(by: .seconds(burst))
+                if stopping.isRaised { break }
                 let samples = (nextFrame..<nextFrame + framesPerBurst).map { Self.sample(at: $0).littleEndian }
                 nextFrame += framesPerBurst
                 let complete = samples.withUnsafeBytes { buffer in
                     var offset = 0
                     while offset < buffer.count {
-                        if stopping.withLock({ self.isStopped }) { return false }
+                        if stopping.isRaised { return false }
                         let written = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
                         if written >= 0 {
                             offset += written
@@ -125,5 +126,16 @@ package final class BurstInput {
         thread.name = "voicememo-burst-writer"
         thread.start()
         return finished
+    }
+}
+
+/// A flag the test's thread raises once and the writer thread reads between writes.
+private final class StopFlag: Sendable {
+    private let state = Mutex(false)
+
+    var isRaised: Bool { state.withLock { $0 } }
+
+    func raise() {
+        state.withLock { $0 = true }
     }
 }

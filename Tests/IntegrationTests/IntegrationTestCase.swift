@@ -14,7 +14,9 @@ class IntegrationTestCase: XCTestCase {
     class var launchesDaemon: Bool { true }
 
     private static let fixturesLock = NSLock()
-    private static var fixtures: [ObjectIdentifier: Result<IntegrationFixture, Error>] = [:]
+    /// Read and written only under `fixturesLock`. Not a `Mutex`: a fixture is not `Sendable`,
+    /// and each test reads its class's fixture while the dictionary keeps it.
+    nonisolated(unsafe) private static var fixtures: [ObjectIdentifier: Result<IntegrationFixture, Error>] = [:]
 
     private var currentFixture: IntegrationFixture?
     private var currentDaemon: Daemon?

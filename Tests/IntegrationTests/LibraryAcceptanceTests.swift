@@ -112,7 +112,7 @@ final class LibraryAcceptanceTests: RecorderTestCase {
         try FileManager.default.createDirectory(at: memoDirectory, withIntermediateDirectories: true)
         let staged = fixture.session.root.appendingPathComponent(name)
         let dataSize = 48_000 * 2 * 1800
-        FileManager.default.createFile(atPath: staged.path, contents: nil)
+        XCTAssertTrue(FileManager.default.createFile(atPath: staged.path, contents: nil))
         let writer = try FileHandle(forWritingTo: staged)
         var header = Data("RIFF".utf8) + UInt32(36 + dataSize).littleEndianData + Data("WAVEfmt ".utf8)
         header += UInt32(16).littleEndianData + UInt16(1).littleEndianData + UInt16(1).littleEndianData
@@ -208,7 +208,7 @@ final class LibraryAcceptanceTests: RecorderTestCase {
             $0.arguments.first?.objectPath?.rawValue.hasSuffix(MemoNaming.memoID(forFileName: "corrupt.flac")) == true
         }
         let memo = try XCTUnwrap(added.arguments.first?.objectPath)
-        try? recorder.callMemo(memo, "Play")
+        _ = try? recorder.callMemo(memo, "Play")
         let error = try recorder.waitForSignal("DecodeError", timeout: .seconds(5)) { $0.arguments.first?.objectPath == memo }
         XCTAssertFalse(error.arguments.last?.string?.isEmpty ?? true)
         let finished = try recorder.waitForSignal("PlaybackFinished", timeout: .seconds(5)) { $0.arguments.first?.objectPath == memo }

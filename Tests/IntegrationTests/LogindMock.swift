@@ -95,7 +95,7 @@ final class LogindMock {
 
     /// Emits `PrepareForSleep(sleeping)` as logind does before sleep (`true`) and after wake-up.
     func prepareForSleep(_ sleeping: Bool) throws {
-        try connection.call(
+        _ = try connection.call(
             destination: Self.busName, path: Self.path, interface: Self.mock, member: MemberName("EmitSignal"),
             arguments: [
                 .string(Self.manager.rawValue), .string("PrepareForSleep"), .string("b"),
@@ -114,7 +114,7 @@ final class LogindMock {
 
     /// Sets the session's `Active` property, with the PropertiesChanged signal logind sends.
     func setSession(_ path: ObjectPath, isActive: Bool) throws {
-        try connection.call(
+        _ = try connection.call(
             destination: Self.busName, path: path, interface: Self.mock, member: MemberName("UpdateProperties"),
             arguments: [.string(Self.session.rawValue), .stringDictionary(["Active": .boolean(isActive)])])
     }

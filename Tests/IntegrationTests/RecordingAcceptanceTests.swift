@@ -176,9 +176,10 @@ final class RecordingAcceptanceTests: RecorderTestCase {
         let clients = 5
         let results = Mutex<[String]>([])
         let errors = Mutex<[String]>([])
+        let busAddress = fixture.session.busAddress
         DispatchQueue.concurrentPerform(iterations: clients) { _ in
             do {
-                let connection = try BusConnection.connect(address: fixture.session.busAddress)
+                let connection = try BusConnection.connect(address: busAddress)
                 for _ in 0..<(50 / clients) {
                     let reply = try connection.call(
                         destination: VoiceMemoProxy.busName, path: VoiceMemoProxy.path, interface: VoiceMemoProxy.interface,

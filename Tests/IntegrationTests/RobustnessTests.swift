@@ -74,7 +74,7 @@ final class RobustnessTests: RecorderTestCase {
         let raw = fixture.session.root.appendingPathComponent("tone.raw")
         let second = (0..<48_000).map { Int16(8000 * sin(2 * Double.pi * 440 * Double($0) / 48_000)) }
         let secondBytes = second.withUnsafeBytes { Data($0) }
-        FileManager.default.createFile(atPath: raw.path, contents: nil)
+        XCTAssertTrue(FileManager.default.createFile(atPath: raw.path, contents: nil))
         let writer = try FileHandle(forWritingTo: raw)
         for _ in 0..<1800 { writer.write(secondBytes) }
         try writer.close()

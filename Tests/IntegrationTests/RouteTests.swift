@@ -196,7 +196,7 @@ final class RouteTests: RecorderTestCase {
         let sourceIndex = try XCTUnwrap(sources.first { $0.count > 1 && $0[1] == source }?.first, "\(sources)")
         for _ in 1...5 {
             _ = try fixture.audioServer.pactl(["move-source-output", stream, source])
-            let isMoved = try? waitUntil("the server lists the stream on \(source)", timeout: .seconds(1)) {
+            let isMoved: Void? = try? waitUntil("the server lists the stream on \(source)", timeout: .seconds(1)) {
                 try fixture.audioServer.shortListing("source-outputs").contains { $0.count > 1 && $0[0] == stream && $0[1] == sourceIndex }
             }
             if isMoved != nil { return }

@@ -99,7 +99,7 @@ final class SleepTests: RecorderTestCase {
         try fixture.session.writeSettings(#"{"resumeAfterSleep": false}"#)
         sleepDaemon = try launchDaemon(environment: logind.environment)
 
-        try recorder.recordWithOptions(["format": .string("wav")])
+        _ = try recorder.recordWithOptions(["format": .string("wav")])
         try waitForLock(true)
         try logind.prepareForSleep(true)
         let began = try recorder.waitForSignal("Interruption") { $0.arguments.first?.string == "began" }

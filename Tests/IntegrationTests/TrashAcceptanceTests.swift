@@ -167,7 +167,7 @@ final class TrashAcceptanceTests: RecorderTestCase {
     func testAMemoDirectoryOnAnotherFileSystemAnswersStorageAndKeepsTheMemo() throws {
         var template = Array("/dev/shm/voicememo-trash-test.XXXXXX".utf8CString)
         guard mkdtemp(&template) != nil else { throw FixtureError.systemCallFailed("mkdtemp in /dev/shm", errno: errno) }
-        let elsewhere = String(cString: template)
+        let elsewhere = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
         defer { try? FileManager.default.removeItem(atPath: elsewhere) }
         var shared = stat(), data = stat()
         XCTAssertEqual(stat(elsewhere, &shared), 0)

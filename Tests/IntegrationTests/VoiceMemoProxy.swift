@@ -66,7 +66,7 @@ final class VoiceMemoProxy {
     }
 
     func setProperty(_ name: String, _ value: BusValue) throws {
-        try calls.call(
+        _ = try calls.call(
             destination: Self.busName, path: Self.path, interface: Self.properties, member: MemberName("Set"),
             arguments: [.string(Self.interface.rawValue), .string(name), .variant(value)])
     }
@@ -97,7 +97,7 @@ final class VoiceMemoProxy {
 
     /// Sets a memo's Title property.
     func setMemoTitle(_ memo: ObjectPath, _ title: String) throws {
-        try calls.call(
+        _ = try calls.call(
             destination: Self.busName, path: memo, interface: Self.properties, member: MemberName("Set"),
             arguments: [.string(Self.memoInterface.rawValue), .string("Title"), .variant(.string(title))])
     }

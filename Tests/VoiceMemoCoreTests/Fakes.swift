@@ -6,7 +6,7 @@ import VoiceMemoCore
 /// A capture stream that produces a counting ramp about ten times faster than real time,
 /// turning to digital silence after `silentAfterReads` reads if given, or hanging in a read
 /// (for `hangSeconds`) after `hangAfterReads`, as PipeWire does when every source is gone.
-final class FakeCapture: AudioCapture, @unchecked Sendable {
+final class FakeCapture: AudioCapture {
     let sourceName = "fake_mic"
     private var next: Int16 = 0
     private var reads = 0
@@ -47,7 +47,7 @@ final class FakeCapture: AudioCapture, @unchecked Sendable {
 }
 
 /// A file sink that keeps what was written in memory.
-final class FakeSink: AudioFileSink, @unchecked Sendable {
+final class FakeSink: AudioFileSink, Sendable {
     private let state = Mutex<(frames: Int, closed: Bool, failAfter: Int?, syncedFrames: Int)>((0, false, nil, 0))
     /// Every sample written, when the backend keeps them (mono 16-bit requests only).
     private let keptSamples: Mutex<[Int16]>?
@@ -87,7 +87,7 @@ final class FakeSink: AudioFileSink, @unchecked Sendable {
 
 /// Hands out fake ends and remembers them; files are created for real so the recorder's
 /// directory rules (unique names, cancel deletes) are exercised.
-final class FakeBackend: RecordingBackend, @unchecked Sendable {
+final class FakeBackend: RecordingBackend, Sendable {
     let sinks = Mutex<[String: FakeSink]>([:])
     /// When each file was created (Unix seconds), by path.
     let creationTimes = Mutex<[String: Double]>([:])
@@ -163,49 +163,63 @@ final class FakeBackend: RecordingBackend, @unchecked Sendable {
     func sink(for memo: MemoReference) -> FakeSink? { sinks.withLock { $0[memo.path] } }
 }
 
-/// Collects what the recorder reports.
-final class RecordingObserver: RecorderObserver, @unchecked Sendable {
-    var states: [RecorderState] = []
+/// Collects what the recorder reports. The recorder calls it on its queue while a test
+/// reads it from its own task, so what it holds is behind a mutex.
+final class RecordingObserver: RecorderObserver, Sendable {
+    private struct Log {
+        var states: [RecorderState] = []
+        var stateTimes: [Double] = []
+        var finished: [(MemoReference, Bool)] = []
+        var encodeErrors: [String] = []
+        var interruptions: [(InterruptionReason, Bool)] = []
+        var routes: [(RouteChangeReason, String, String)] = []
+        var measured: [(Levels, Double)] = []
+    }
+
+    private let log = Mutex(Log())
+
+    var states: [RecorderState] { log.withLock { $0.states } }
     /// When each state in `states` was entered (Unix seconds).
-    var stateTimes: [Double] = []
-    var finished: [(MemoReference, Bool)] = []
-    var encodeErrors: [String] = []
+    var stateTimes: [Double] { log.withLock { $0.stateTimes } }
+    var finished: [(MemoReference, Bool)] { log.withLock { $0.finished } }
+    var encodeErrors: [String] { log.withLock { $0.encodeErrors } }
+    var interruptions: [(InterruptionReason, Bool)] { log.withLock { $0.interruptions } }
+    var routes: [(RouteChangeReason, String, String)] { log.withLock { $0.routes } }
+    var measured: [(Levels, Double)] { log.withLock { $0.measured } }
 
     func recorder(_ recorder: Recorder, didChange properties: [RecorderProperty]) {
         if properties.contains(.state) {
-            states.append(recorder.state)
-            stateTimes.append(Date().timeIntervalSince1970)
+            let state = recorder.state
+            log.withLock {
+                $0.states.append(state)
+                $0.stateTimes.append(Date().timeIntervalSince1970)
+            }
         }
     }
 
     func recorder(_ recorder: Recorder, didFinish memo: MemoReference, successfully: Bool) {
-        finished.append((memo, successfully))
+        log.withLock { $0.finished.append((memo, successfully)) }
     }
 
     func recorder(_ recorder: Recorder, didFailToEncode memo: MemoReference, message: String) {
-        encodeErrors.append(message)
+        log.withLock { $0.encodeErrors.append(message) }
     }
 
-    var interruptions: [(InterruptionReason, Bool)] = []
-    var routes: [(RouteChangeReason, String, String)] = []
-
     func recorder(_ recorder: Recorder, interruption reason: InterruptionReason, began: Bool, shouldResume: Bool) {
-        interruptions.append((reason, began))
+        log.withLock { $0.interruptions.append((reason, began)) }
     }
 
     func recorder(_ recorder: Recorder, didChangeRoute reason: RouteChangeReason, from previous: String, to current: String) {
-        routes.append((reason, previous, current))
+        log.withLock { $0.routes.append((reason, previous, current)) }
     }
 
-    var measured: [(Levels, Double)] = []
-
     func recorder(_ recorder: Recorder, didMeasure levels: Levels, currentTime: Double) {
-        measured.append((levels, currentTime))
+        log.withLock { $0.measured.append((levels, currentTime)) }
     }
 }
 
 /// A temporary directory removed when the test's value goes away.
-final class TemporaryDirectory {
+final class TemporaryDirectory: Sendable {
     let path: String
 
     init() {

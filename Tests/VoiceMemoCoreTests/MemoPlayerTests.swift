@@ -5,7 +5,7 @@ import Testing
 import VoiceMemoCore
 
 /// A mono source whose sample at frame n is n (so what was written tells where it came from).
-private final class CountingSource: AudioFileSource, @unchecked Sendable {
+private final class CountingSource: AudioFileSource {
     let sampleRate: UInt32 = 1000
     let channels: UInt32 = 1
     let frameCount: Int
@@ -24,7 +24,7 @@ private final class CountingSource: AudioFileSource, @unchecked Sendable {
 }
 
 /// An output that keeps every sample written, at about real time.
-private final class RecordingOutput: AudioPlayback, @unchecked Sendable {
+private final class RecordingOutput: AudioPlayback, Sendable {
     let written = Mutex<[Float]>([])
 
     func write(_ frames: UnsafeBufferPointer<Float>) throws(RecorderError) {
@@ -37,7 +37,7 @@ private final class RecordingOutput: AudioPlayback, @unchecked Sendable {
 }
 
 /// An output whose writes block until the test opens the gate, like a full server buffer.
-private final class GatedOutput: AudioPlayback, @unchecked Sendable {
+private final class GatedOutput: AudioPlayback, Sendable {
     let entered = DispatchSemaphore(value: 0)
     let gate = DispatchSemaphore(value: 0)
     let writes = Atomic<Int>(0)
@@ -59,7 +59,7 @@ private final class GatedOutput: AudioPlayback, @unchecked Sendable {
 }
 
 /// 1 s of sound, 4 s of digital silence, 1 s of sound at 1000 Hz; each sound sample tells its frame.
-private final class ToneGapToneSource: AudioFileSource, @unchecked Sendable {
+private final class ToneGapToneSource: AudioFileSource {
     let sampleRate: UInt32 = 1000
     let channels: UInt32 = 1
     private var next = 0
@@ -78,6 +78,8 @@ private final class ToneGapToneSource: AudioFileSource, @unchecked Sendable {
 }
 
 /// An output that keeps what is written and calls `onWrite` before each write.
+/// `@unchecked Sendable`: `onWrite` is set before the playback starts; after that only the
+/// playback's thread reads it.
 private final class WatchedOutput: AudioPlayback, @unchecked Sendable {
     let written = Mutex<[Float]>([])
     var onWrite: @Sendable () -> Void = {}

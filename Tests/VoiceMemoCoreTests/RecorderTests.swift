@@ -5,7 +5,7 @@ import Testing
 import VoiceMemoCore
 
 /// Drives a `Recorder` on its own queue with fake audio and a real temporary directory.
-final class RecorderHarness: @unchecked Sendable {
+final class RecorderHarness: Sendable {
     let queue = DispatchQueue(label: "recorder-test")
     let directory = TemporaryDirectory()
     let backend: FakeBackend

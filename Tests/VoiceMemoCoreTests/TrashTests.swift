@@ -16,7 +16,7 @@ private final class ScratchData {
         var template = Array((FileManager.default.temporaryDirectory.path + "/trash-test-XXXXXX").utf8CString)
         let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) != nil }
         try #require(made, "a scratch directory")
-        root = String(cString: template)
+        root = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
         memos = root + "/voicememo"
         try FileManager.default.createDirectory(atPath: memos, withIntermediateDirectories: false)
         trash = Trash(directory: root + "/Trash")
