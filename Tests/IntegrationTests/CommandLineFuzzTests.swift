@@ -193,12 +193,19 @@ final class CommandLineFuzzTests: RecorderTestCase {
         XCTAssertTrue(daemon.isRunning, "the daemon survived: \(daemon.log.suffix(2000))")
         if try recorder.state != "idle" { try recorder.call("Cancel") }
         XCTAssertEqual(try recorder.state, "idle")
+        // A memo the fuzz stopped empty in this same second had the path the next one gets.
+        try recorder.drainSignals()
+        let seenBefore = recorder.received.count
         let record = try fixture.voicememo(["record", "--format", "wav", "--duration", "0.5"])
         XCTAssertEqual(record.status, 0, "\(record)")
         let memo = ObjectPath(String(try XCTUnwrap(record.stdout.split(separator: " ").last?.trimmingCharacters(in: .newlines))))
-        let finished = try recorder.waitForSignal("RecordingFinished", timeout: .seconds(5)) { $0.arguments.first?.objectPath == memo }
-        XCTAssertEqual(finished.arguments.last?.boolean, true)
-        XCTAssertEqual(try SoundFileReader(path: recorder.file(of: memo).path).duration, 0.5, accuracy: 0.01)
+        let finished = try recorder.waitForSignal("RecordingFinished", timeout: .seconds(5), seenBefore: seenBefore) {
+            $0.arguments.first?.objectPath == memo
+        }
+        let about = recorder.received.filter { $0.arguments.first?.objectPath == memo }.map { "\($0.member) \($0.arguments)" }
+        XCTAssertEqual(finished.arguments.last?.boolean, true, "signals about the memo: \(about)")
+        XCTAssertEqual(
+            try SoundFileReader(path: recorder.file(of: memo).path).duration, 0.5, accuracy: 0.01, "signals about the memo: \(about)")
 
         XCTAssertEqual(daemon.stop(), .exited(0))
         let alone = try fuzz(count: 100, seed: seed &+ 1, accepted: [0, 64, 69])

@@ -114,10 +114,15 @@ final class VoiceMemoProxy {
 
     /// Reads signals until one named `member` satisfies `condition`, or fails after `timeout`.
     @discardableResult
+    /// Signals seen before `seenBefore` (a count of `received`) are passed over: a memo
+    /// path can come again once its memo is gone (an empty one, in the same second).
     func waitForSignal(
-        _ member: String, timeout: Duration = .seconds(5), where condition: (BusSignal) -> Bool = { _ in true }
+        _ member: String, timeout: Duration = .seconds(5), seenBefore: Int = 0,
+        where condition: (BusSignal) -> Bool = { _ in true }
     ) throws -> BusSignal {
-        if let seen = received.first(where: { $0.member.rawValue == member && condition($0) }) { return seen }
+        if let seen = received[min(seenBefore, received.count)...].first(where: { $0.member.rawValue == member && condition($0) }) {
+            return seen
+        }
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             guard let signal = try signals.nextSignal(timeout: deadline - ContinuousClock.now) else { break }
