@@ -33,7 +33,9 @@ let package = Package(
 
         .executableTarget(
             name: "voicememod",
-            dependencies: ["VoiceMemoCore", "VoiceMemoContract", "Bus", "PulseAudio", "SoundFile", "AudioContainers", "CMalloc"]),
+            dependencies: [
+                "VoiceMemoCore", "VoiceMemoContract", "Bus", "PulseAudio", "SoundFile", "AudioContainers", "CMalloc",
+            ]),
         .executableTarget(
             name: "voicememo", dependencies: ["VoiceMemoCore", "VoiceMemoContract", "Bus"]),
 
@@ -46,14 +48,16 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "Bus", "SoundFile", "AudioContainers", "VoiceMemoCore", "VoiceMemoContract", "IntegrationSupport", "voicememod",
+                "Bus", "SoundFile", "AudioContainers", "VoiceMemoCore", "VoiceMemoContract", "IntegrationSupport",
+                "voicememod",
                 "voicememo",
             ]),
         // `make bench`: voicememod against parecord on the fixture; `make test` runs a smoke-sized pass.
         .testTarget(
             name: "Benchmarks",
             dependencies: [
-                "Bus", "SoundFile", "VoiceMemoCore", "VoiceMemoContract", "IntegrationSupport", "voicememod", "voicememo",
+                "Bus", "SoundFile", "VoiceMemoCore", "VoiceMemoContract", "IntegrationSupport", "voicememod",
+                "voicememo",
             ],
             // The C reference recorder is compiled by the benchmark itself, not by SwiftPM; the
             // GLib client is run by Debian's python3-gi.

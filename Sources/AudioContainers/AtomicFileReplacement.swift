@@ -100,6 +100,7 @@ final class AtomicFileReplacement {
     }
 
     private func failure(_ what: String) -> TagEditError {
-        TagEditError(path: path, message: "\(what) (\(temporaryPath)): \(systemError()); the original was left unchanged")
+        TagEditError(
+            path: path, message: "\(what) (\(temporaryPath)): \(systemError()); the original was left unchanged")
     }
 }

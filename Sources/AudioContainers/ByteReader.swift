@@ -60,8 +60,10 @@ struct ByteReader {
 extension Array where Element == UInt8 {
     /// Appends `value` as 4 little-endian bytes.
     mutating func appendUInt32LE(_ value: UInt32) {
-        append(contentsOf: [UInt8(truncatingIfNeeded: value), UInt8(truncatingIfNeeded: value >> 8),
-                            UInt8(truncatingIfNeeded: value >> 16), UInt8(truncatingIfNeeded: value >> 24)])
+        append(contentsOf: [
+            UInt8(truncatingIfNeeded: value), UInt8(truncatingIfNeeded: value >> 8),
+            UInt8(truncatingIfNeeded: value >> 16), UInt8(truncatingIfNeeded: value >> 24),
+        ])
     }
 
     /// Appends the low `count` bytes of `value`, most significant first.

@@ -27,7 +27,9 @@ public enum CrashRepair {
     }
 
     /// RIFF and data sizes from the file's real length, cut to whole frames.
-    private static func repairWave(_ file: InputFile, _ editor: InPlaceEditor, _ fixes: inout [String]) throws(TagEditError) {
+    private static func repairWave(_ file: InputFile, _ editor: InPlaceEditor, _ fixes: inout [String])
+        throws(TagEditError)
+    {
         var header = ByteReader(try file.read(at: 0, count: 12), of: "the RIFF header", in: file)
         guard try header.read(4) == Array("RIFF".utf8) else { throw file.malformed("it does not start with RIFF") }
         _ = try header.readUInt32LE()
@@ -83,7 +85,9 @@ public enum CrashRepair {
     }
 
     /// Cuts the stream after its last complete page and marks that page end-of-stream.
-    private static func repairOgg(_ file: InputFile, _ editor: InPlaceEditor, _ fixes: inout [String]) throws(TagEditError) {
+    private static func repairOgg(_ file: InputFile, _ editor: InPlaceEditor, _ fixes: inout [String])
+        throws(TagEditError)
+    {
         var offset: Int64 = 0
         var last: (page: OggPage, offset: Int64)?
         while offset < file.size, let page = try? OggPage(at: offset, of: file) {
@@ -140,7 +144,9 @@ public enum CrashRepair {
 
     /// Rewrites the Xing/Info frame's frame and byte counts, which LAME fills in only at
     /// the end (until then decoders stop at the count it started with), and cuts a torn frame.
-    private static func repairMP3(_ file: InputFile, _ editor: InPlaceEditor, _ fixes: inout [String]) throws(TagEditError) {
+    private static func repairMP3(_ file: InputFile, _ editor: InPlaceEditor, _ fixes: inout [String])
+        throws(TagEditError)
+    {
         var start: Int64 = 0
         let head = try file.read(at: 0, upTo: 10)
         if head.count == 10, head.starts(withASCII: "ID3") {
@@ -151,7 +157,8 @@ public enum CrashRepair {
         var firstFrame: (offset: Int64, length: Int)?
         while offset < file.size {
             let header = try file.read(at: offset, upTo: 4)
-            guard header.count == 4, let length = ID3Tags.frameLength(header), Int64(length) <= file.size - offset else { break }
+            guard header.count == 4, let length = ID3Tags.frameLength(header), Int64(length) <= file.size - offset
+            else { break }
             if firstFrame == nil { firstFrame = (offset, length) }
             frames += 1
             offset += Int64(length)
@@ -163,9 +170,11 @@ public enum CrashRepair {
             fixes.append("cut \(file.size - offset) bytes of a torn frame")
         }
         let frame = try file.read(at: firstFrame.offset, count: firstFrame.length)
-        guard let tag = (0..<max(0, frame.count - 16)).first(where: {
-            frame[$0..<$0 + 4].elementsEqual("Xing".utf8) || frame[$0..<$0 + 4].elementsEqual("Info".utf8)
-        }) else { return }
+        guard
+            let tag = (0..<max(0, frame.count - 16)).first(where: {
+                frame[$0..<$0 + 4].elementsEqual("Xing".utf8) || frame[$0..<$0 + 4].elementsEqual("Info".utf8)
+            })
+        else { return }
         let flags = frame[tag + 4..<tag + 8].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
         var field = Int64(tag + 8)
         // The Xing frame itself counts as no audio frame.
@@ -189,7 +198,9 @@ private final class InPlaceEditor {
     init(path: String) throws(TagEditError) {
         descriptor = open(path, O_RDWR | O_CLOEXEC)
         self.path = path
-        guard descriptor >= 0 else { throw TagEditError(path: path, message: "cannot open for repair: \(systemError())") }
+        guard descriptor >= 0 else {
+            throw TagEditError(path: path, message: "cannot open for repair: \(systemError())")
+        }
     }
 
     deinit { close(descriptor) }

@@ -37,7 +37,8 @@ enum FlacTags {
             case .new(let bytes): length = Int64(bytes.count)
             }
             guard length < 1 << 24 else {
-                throw TagEditError(path: file.path, message: "the title is too long for a FLAC comment block (16 MiB at most)")
+                throw TagEditError(
+                    path: file.path, message: "the title is too long for a FLAC comment block (16 MiB at most)")
             }
             let last: UInt8 = index == blocks.count - 1 ? 0x80 : 0
             var header = [last | block.type]
@@ -87,7 +88,8 @@ enum FlacTags {
                 let type = flagAndType & 0x7F
                 guard type != 127 else { throw file.malformed("invalid metadata block type 127 at byte \(offset)") }
                 guard length <= file.size - offset - 4 else {
-                    throw file.malformed("the metadata block at byte \(offset) claims \(length) bytes, past the end of the file")
+                    throw file.malformed(
+                        "the metadata block at byte \(offset) claims \(length) bytes, past the end of the file")
                 }
                 if blocks.isEmpty, type != 0 || length != 34 {
                     throw file.malformed("the first metadata block is not a STREAMINFO block")

@@ -81,7 +81,9 @@ enum ID3Tags {
 
     /// Walks the MPEG frames from `start` to `end`, so a truncated or corrupt stream is refused
     /// rather than copied, and returns the range to copy (an APEv2 tag after the frames is kept).
-    private static func audioRange(of file: InputFile, between start: Int64, and end: Int64) throws(TagEditError) -> Range<Int64> {
+    private static func audioRange(of file: InputFile, between start: Int64, and end: Int64) throws(TagEditError)
+        -> Range<Int64>
+    {
         var offset = start
         var frames = 0
         while offset < end {
@@ -131,7 +133,9 @@ enum ID3Tags {
         var size: Int64
 
         init(version: UInt8, flags: UInt8, frames: [Frame], hasFooter: Bool, size: Int64) {
-            (self.version, self.flags, self.frames, self.hasFooter, self.size) = (version, flags, frames, hasFooter, size)
+            (self.version, self.flags, self.frames, self.hasFooter, self.size) = (
+                version, flags, frames, hasFooter, size
+            )
         }
 
         /// Parses the tag at `offset`, or returns nil if there is none.
@@ -142,9 +146,13 @@ enum ID3Tags {
             guard version == 3 || version == 4 else {
                 throw TagEditError(
                     path: file.path,
-                    message: "ID3v2.\(version) tags are not supported (only 2.3 and 2.4); convert the tag with a tag editor first")
+                    message:
+                        "ID3v2.\(version) tags are not supported (only 2.3 and 2.4); convert the tag with a tag editor first"
+                )
             }
-            guard let size = syncsafe(header[6..<10]) else { throw file.malformed("the ID3v2 tag size is not syncsafe") }
+            guard let size = syncsafe(header[6..<10]) else {
+                throw file.malformed("the ID3v2 tag size is not syncsafe")
+            }
             let tagFlags = header[5]
             hasFooter = version == 4 && tagFlags & 0x10 != 0
             guard Int64(size) <= file.size - offset - 10 - (hasFooter ? 10 : 0) else {
@@ -187,7 +195,9 @@ enum ID3Tags {
             for frame in frames {
                 body += frame.id
                 body.appendUIntBE(UInt32(frame.body.count), count: 4)
-                if version == 4 { body.replaceSubrange(body.count - 4..<body.count, with: Self.syncsafeBytes(frame.body.count)) }
+                if version == 4 {
+                    body.replaceSubrange(body.count - 4..<body.count, with: Self.syncsafeBytes(frame.body.count))
+                }
                 body += frame.flags + frame.body
             }
             if !hasFooter, Int64(body.count) < size {

@@ -56,7 +56,8 @@ final class InputFile {
             if got < 0, errno == EINTR { continue }
             guard got > 0 else {
                 throw TagEditError(
-                    path: path, message: got == 0 ? "the file shrank while being read" : "cannot read: \(systemError())")
+                    path: path, message: got == 0 ? "the file shrank while being read" : "cannot read: \(systemError())"
+                )
             }
             done += got
         }

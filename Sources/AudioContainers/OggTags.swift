@@ -95,20 +95,25 @@ enum OggTags {
             while packets.count < needed {
                 let page = try OggPage(at: offset, of: file)
                 if pageCount == 0 {
-                    guard page.flags & 0x02 != 0 else { throw file.malformed("the first Ogg page does not begin a stream") }
+                    guard page.flags & 0x02 != 0 else {
+                        throw file.malformed("the first Ogg page does not begin a stream")
+                    }
                     serial = page.serial
                 } else if page.serial != serial || page.flags & 0x02 != 0 {
                     throw TagEditError(
                         path: file.path,
-                        message: "the Ogg file interleaves several logical streams (byte \(offset)), which is not supported")
+                        message:
+                            "the Ogg file interleaves several logical streams (byte \(offset)), which is not supported")
                 }
                 guard (page.flags & 0x01 != 0) == !partial.isEmpty else {
-                    throw file.malformed("the Ogg page at byte \(offset) does not continue the packet before it as it should")
+                    throw file.malformed(
+                        "the Ogg page at byte \(offset) does not continue the packet before it as it should")
                 }
                 var start = 0
                 for value in page.lacing {
                     guard packets.count < needed else {
-                        throw file.malformed("audio starts on the header page at byte \(offset), which the specification forbids")
+                        throw file.malformed(
+                            "audio starts on the header page at byte \(offset), which the specification forbids")
                     }
                     partial += page.body[start..<start + Int(value)]
                     start += Int(value)
@@ -122,7 +127,8 @@ enum OggTags {
                                 needed = 3
                             } else {
                                 throw TagEditError(
-                                    path: file.path, message: "the Ogg stream is neither Opus nor Vorbis; only those are supported")
+                                    path: file.path,
+                                    message: "the Ogg stream is neither Opus nor Vorbis; only those are supported")
                             }
                         }
                     }

@@ -64,6 +64,7 @@ struct VorbisComment {
 
     /// Field names are ASCII and compared case-insensitively.
     private static func isTitle(_ field: [UInt8]) -> Bool {
-        field.count >= titleKey.count && zip(field, titleKey).allSatisfy { ($0 >= 0x61 && $0 <= 0x7A ? $0 - 0x20 : $0) == $1 }
+        field.count >= titleKey.count
+            && zip(field, titleKey).allSatisfy { ($0 >= 0x61 && $0 <= 0x7A ? $0 - 0x20 : $0) == $1 }
     }
 }

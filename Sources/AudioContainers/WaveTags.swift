@@ -103,7 +103,9 @@ enum WaveTags {
             let id = try chunkHeader.read(4)
             let size = Int64(try chunkHeader.readUInt32LE())
             guard size <= end - offset - 8 else {
-                throw file.malformed("the \"\(decodeTagText(id))\" chunk at byte \(offset) claims \(size) bytes, past the end of the RIFF data")
+                throw file.malformed(
+                    "the \"\(decodeTagText(id))\" chunk at byte \(offset) claims \(size) bytes, past the end of the RIFF data"
+                )
             }
             chunks.append(Chunk(id: id, range: offset + 8..<offset + 8 + size))
             // The pad byte after an odd-sized chunk may be missing at the very end.

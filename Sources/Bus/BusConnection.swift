@@ -344,10 +344,11 @@ private final class PendingReply {
             return
         }
         let message = Message(adopting: raw)
-        reply(Result { () throws(BusError) in
-            try message.throwIfError()
-            return try message.arguments()
-        })
+        reply(
+            Result { () throws(BusError) in
+                try message.throwIfError()
+                return try message.arguments()
+            })
     }
 }
 
@@ -374,7 +375,8 @@ extension Duration {
         let (seconds, attoseconds) = components
         guard seconds >= 0 else { return 0 }
         let milliseconds = seconds.multipliedReportingOverflow(by: 1000)
-        let total = milliseconds.partialValue.addingReportingOverflow((attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
+        let total = milliseconds.partialValue.addingReportingOverflow(
+            (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
         guard !milliseconds.overflow, !total.overflow else { return Int32.max }
         return Int32(clamping: total.partialValue)
     }

@@ -161,7 +161,9 @@ public struct BusProperty {
     ) {
         precondition(MemberName(rawValue: name) != nil, "invalid property name '\(name)'")
         precondition(Signature.isSingleCompleteType(signature), "invalid signature '\(signature)' for property \(name)")
-        precondition((access == .readWrite) == (setAt != nil), "property \(name): .readWrite needs a setter, .read must not have one")
+        precondition(
+            (access == .readWrite) == (setAt != nil),
+            "property \(name): .readWrite needs a setter, .read must not have one")
         self.name = name
         self.signature = signature
         self.access = access

@@ -70,7 +70,9 @@ extension BusObjectServer {
 
     /// Every exported path strictly below `path`, with its interfaces, families' members included.
     func exported(below path: ObjectPath) -> [(path: ObjectPath, interfaces: [BusInterface])] {
-        var found = objects.filter { $0.key.isDescendant(of: path) && !unlisted.contains($0.key) }.map { (path: $0.key, interfaces: $0.value) }
+        var found = objects.filter { $0.key.isDescendant(of: path) && !unlisted.contains($0.key) }.map {
+            (path: $0.key, interfaces: $0.value)
+        }
         for family in families.values where family.parent == path || family.parent.isDescendant(of: path) {
             found += family.members().map { (path: family.parent.appending($0), interfaces: family.interfaces) }
         }

@@ -74,8 +74,8 @@ public final class BusObjectServer: @unchecked Sendable {
     private func nameOwnerChanged(_ signal: BusSignal) {
         // Only the bus itself can send as org.freedesktop.DBus; anyone can send a signal.
         guard signal.sender == BusName.bus.rawValue, signal.interface == .bus,
-              signal.member.rawValue == "NameOwnerChanged", signal.arguments.count == 3,
-              let name = signal.arguments[0].string, name.hasPrefix(":"), signal.arguments[2].string == ""
+            signal.member.rawValue == "NameOwnerChanged", signal.arguments.count == 3,
+            let name = signal.arguments[0].string, name.hasPrefix(":"), signal.arguments[2].string == ""
         else { return }
         if callerUsers.forget(name) { onCallerForgotten?(name) }
         for handler in departureHandlers { handler(name) }
@@ -121,7 +121,8 @@ public final class BusObjectServer: @unchecked Sendable {
             preconditionFailure("\(interface) at \(path) declares no signal \(signal)")
         }
         let signature = arguments.map(\.signature).joined()
-        precondition(signature == spec.signature, "signal \(signal) has signature '\(spec.signature)', not '\(signature)'")
+        precondition(
+            signature == spec.signature, "signal \(signal) has signature '\(spec.signature)', not '\(signature)'")
         connection.emitSignal(path: path, interface: interface, member: signal, arguments: arguments)
     }
 
@@ -153,7 +154,9 @@ public final class BusObjectServer: @unchecked Sendable {
         var invalidated: [String] = []
         for property in properties {
             switch property.changeSignal {
-            case .emits: changed.append(BusDictionaryEntry(key: .string(property.name), value: .variant(value(of: property, at: path))))
+            case .emits:
+                changed.append(
+                    BusDictionaryEntry(key: .string(property.name), value: .variant(value(of: property, at: path))))
             case .invalidates: invalidated.append(property.name)
             case .none, .constant: break
             }
@@ -173,7 +176,8 @@ public final class BusObjectServer: @unchecked Sendable {
         let value = property.get(path)
         precondition(
             value.signature == property.signature,
-            "property \(property.name) is declared '\(property.signature)' but its getter returned '\(value.signature)'")
+            "property \(property.name) is declared '\(property.signature)' but its getter returned '\(value.signature)'"
+        )
         return value
     }
 

@@ -17,7 +17,7 @@ extension BusSignal {
     internal init?(_ message: Message) {
         // libdbus guarantees signals carry path, interface and member.
         guard let path = message.path, let interface = message.interface, let member = message.member,
-              let arguments = try? message.arguments()
+            let arguments = try? message.arguments()
         else { return nil }
         self.init(sender: message.sender, path: path, interface: interface, member: member, arguments: arguments)
     }

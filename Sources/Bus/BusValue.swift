@@ -172,7 +172,8 @@ extension BusValue {
             }
             for entry in entries {
                 if entry.key.signature != key || entry.value.signature != value {
-                    return "dictionary 'a{\(key)\(value)}' contains a '{\(entry.key.signature)\(entry.value.signature)}'"
+                    return
+                        "dictionary 'a{\(key)\(value)}' contains a '{\(entry.key.signature)\(entry.value.signature)}'"
                 }
                 if let problem = entry.key.marshallingProblem ?? entry.value.marshallingProblem { return problem }
             }

@@ -27,13 +27,15 @@ internal enum Introspection {
     private static func append(_ interface: BusInterface, to xml: inout String) {
         xml += "  <interface name=\"\(escaped(interface.name.rawValue))\">\n"
         for method in interface.methods {
-            let body = method.inArguments.map { arg($0, direction: "in") }.joined()
+            let body =
+                method.inArguments.map { arg($0, direction: "in") }.joined()
                 + method.outArguments.map { arg($0, direction: "out") }.joined()
                 + annotations(method.annotations, indent: 6)
             xml += element("method", name: method.name.rawValue, body: body)
         }
         for signal in interface.signals {
-            let body = signal.arguments.map { arg($0, direction: nil) }.joined()
+            let body =
+                signal.arguments.map { arg($0, direction: nil) }.joined()
                 + annotations(signal.annotations, indent: 6)
             xml += element("signal", name: signal.name.rawValue, body: body)
         }
@@ -46,7 +48,8 @@ internal enum Introspection {
             case .none: propertyAnnotations.append(BusAnnotation(emitsChangedSignal, "false"))
             case .constant: propertyAnnotations.append(BusAnnotation(emitsChangedSignal, "const"))
             }
-            let open = "    <property name=\"\(escaped(property.name))\" type=\"\(escaped(property.signature))\" access=\"\(access)\""
+            let open =
+                "    <property name=\"\(escaped(property.name))\" type=\"\(escaped(property.signature))\" access=\"\(access)\""
             if propertyAnnotations.isEmpty {
                 xml += open + "/>\n"
             } else {

@@ -7,8 +7,10 @@ internal struct MatchRule {
 
     /// Parses `key='value',…` with the D-Bus quoting rules (`\'` outside quotes is a quote).
     init(_ rule: String) {
-        var key = "", value = ""
-        var inKey = true, inQuotes = false
+        var key = ""
+        var value = ""
+        var inKey = true
+        var inQuotes = false
         var characters = rule.makeIterator()
         while let character = characters.next() {
             if inQuotes {
@@ -24,7 +26,9 @@ internal struct MatchRule {
                 inKey = false
             } else if character == ",", !inKey {
                 keys.append((key.trimmingSpaces(), value))
-                key = ""; value = ""; inKey = true
+                key = ""
+                value = ""
+                inKey = true
             } else if inKey {
                 key.append(character)
             } else {

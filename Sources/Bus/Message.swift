@@ -58,8 +58,10 @@ internal final class Message: @unchecked Sendable {
     static func methodCall(
         destination: BusName, path: ObjectPath, interface: InterfaceName, member: MemberName
     ) -> Message {
-        Message(adopting: allocated(dbus_message_new_method_call(
-            destination.rawValue, path.rawValue, interface.rawValue, member.rawValue)))
+        Message(
+            adopting: allocated(
+                dbus_message_new_method_call(
+                    destination.rawValue, path.rawValue, interface.rawValue, member.rawValue)))
     }
 
     /// Marks a method call as wanting no reply, so neither the callee nor the bus sends one.
@@ -260,7 +262,9 @@ internal final class Message: @unchecked Sendable {
         case TypeCode.unixFileDescriptor:
             // libdbus hands out a duplicate the caller owns, or -1 if the fd was not passed.
             let descriptor = readBasic(&iter, as: Int32.self)
-            guard descriptor >= 0 else { throw .invalidArgs("a file descriptor argument arrived without its descriptor") }
+            guard descriptor >= 0 else {
+                throw .invalidArgs("a file descriptor argument arrived without its descriptor")
+            }
             return .unixFileDescriptor(UnixFileDescriptor(adopting: descriptor))
         case let other:
             let code = UInt8(truncatingIfNeeded: other)
@@ -295,7 +299,9 @@ internal final class Message: @unchecked Sendable {
             var elements: UnsafeMutableRawPointer?
             var count: Int32 = 0
             dbus_message_iter_get_fixed_array(&sub, &elements, &count)
-            let doubles = elements.map { UnsafeBufferPointer(start: $0.assumingMemoryBound(to: Double.self), count: Int(count)) }
+            let doubles = elements.map {
+                UnsafeBufferPointer(start: $0.assumingMemoryBound(to: Double.self), count: Int(count))
+            }
             return .array(elementSignature: "d", (doubles.map(Array.init) ?? []).map(BusValue.double))
         }
         return .array(elementSignature: String(signature.dropFirst()), try readAll(&sub))

@@ -9,10 +9,6 @@ internal import CDBus
 struct MessageBodyWriter: ~Copyable {
     fileprivate var iter: DBusMessageIter
 
-    fileprivate init(iter: DBusMessageIter) {
-        self.iter = iter
-    }
-
     /// Appends one complete value.
     mutating func append(_ value: BusValue) {
         if let problem = value.marshallingProblem {
@@ -42,7 +38,9 @@ struct MessageBodyWriter: ~Copyable {
         appendContainer(TypeCode.dictEntry, nil, body)
     }
 
-    private mutating func appendContainer(_ type: Int32, _ contained: String?, _ body: (inout MessageBodyWriter) -> Void) {
+    private mutating func appendContainer(
+        _ type: Int32, _ contained: String?, _ body: (inout MessageBodyWriter) -> Void
+    ) {
         Message.withContainer(type, contained, in: &iter) { sub in
             var writer = MessageBodyWriter(iter: sub)
             body(&writer)

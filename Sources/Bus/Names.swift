@@ -66,15 +66,16 @@ public struct ObjectPath: RawRepresentable, Hashable, Sendable, CustomStringConv
     }
 
     private static func isValidElement(_ element: String) -> Bool {
-        !element.isEmpty && element.utf8.allSatisfy { byte in
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"):
-                return true
-            default:
-                return false
+        !element.isEmpty
+            && element.utf8.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"):
+                    return true
+                default:
+                    return false
+                }
             }
-        }
     }
 
     /// The raw path.

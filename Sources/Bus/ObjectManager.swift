@@ -17,7 +17,9 @@ extension BusObjectServer {
     /// Writes `a{sa{sv}}`: each interface of the object at `path` with all its properties.
     /// Written straight into the message: a listing of thousands of objects builds no
     /// value tree first.
-    private func writeInterfacesAndProperties(_ interfaces: [BusInterface], at path: ObjectPath, to writer: inout MessageBodyWriter) {
+    private func writeInterfacesAndProperties(
+        _ interfaces: [BusInterface], at path: ObjectPath, to writer: inout MessageBodyWriter
+    ) {
         writer.appendArray(of: "{sa{sv}}") { writer in
             for interface in interfaces {
                 writer.appendDictionaryEntry { writer in

@@ -25,7 +25,8 @@ public final class CaptureStream: AudioCapture {
         let spec = pa_sample_spec(format: Pulse.sampleFormat(sampleType), rate: sampleRate, channels: UInt8(channels))
         let fragmentBytes = UInt32(framesPerRead * Int(channels) * sampleType.byteCount)
         stream = try Pulse.openRecord(
-            applicationName: "voicememo", streamName: streamName, source: source, spec: spec, fragmentBytes: fragmentBytes)
+            applicationName: "voicememo", streamName: streamName, source: source, spec: spec,
+            fragmentBytes: fragmentBytes)
     }
 
     deinit {

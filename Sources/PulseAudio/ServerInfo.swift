@@ -31,10 +31,12 @@ private final class ServerQuery {
         // The callbacks run inside pa_mainloop_iterate below, on this thread, while `self`
         // is alive, so an unretained pointer is enough.
         let userdata = Unmanaged.passUnretained(self).toOpaque()
-        pa_context_set_state_callback(context, { context, userdata in
-            let query = Unmanaged<ServerQuery>.fromOpaque(userdata!).takeUnretainedValue()
-            query.contextChanged(context!)
-        }, userdata)
+        pa_context_set_state_callback(
+            context,
+            { context, userdata in
+                let query = Unmanaged<ServerQuery>.fromOpaque(userdata!).takeUnretainedValue()
+                query.contextChanged(context!)
+            }, userdata)
         guard pa_context_connect(context, nil, PA_CONTEXT_NOAUTOSPAWN, nil) >= 0 else {
             throw failure("connecting to the audio server")
         }
@@ -50,10 +52,12 @@ private final class ServerQuery {
         switch pa_context_get_state(context) {
         case PA_CONTEXT_READY:
             let userdata = Unmanaged.passUnretained(self).toOpaque()
-            let operation = pa_context_get_server_info(context, { _, info, userdata in
-                let query = Unmanaged<ServerQuery>.fromOpaque(userdata!).takeUnretainedValue()
-                query.answer = .success(info?.pointee.default_source_name.map { String(cString: $0) } ?? "")
-            }, userdata)
+            let operation = pa_context_get_server_info(
+                context,
+                { _, info, userdata in
+                    let query = Unmanaged<ServerQuery>.fromOpaque(userdata!).takeUnretainedValue()
+                    query.answer = .success(info?.pointee.default_source_name.map { String(cString: $0) } ?? "")
+                }, userdata)
             if let operation { pa_operation_unref(operation) }
         case PA_CONTEXT_FAILED, PA_CONTEXT_TERMINATED:
             answer = .failure(failure("connecting to the audio server"))

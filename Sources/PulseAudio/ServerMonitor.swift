@@ -92,13 +92,17 @@ public final class ServerMonitor: @unchecked Sendable {
 
     /// Creates a context and connects it; called with the lock held or on the loop thread.
     private func connect() {
-        guard !isClosed, let context = pa_context_new(pa_threaded_mainloop_get_api(mainloop), "voicememo monitor") else { return }
+        guard !isClosed, let context = pa_context_new(pa_threaded_mainloop_get_api(mainloop), "voicememo monitor")
+        else { return }
         self.context = context
-        pa_context_set_state_callback(context, { context, userdata in
-            ServerMonitor.monitor(userdata).stateChanged(context!)
-        }, userdata)
+        pa_context_set_state_callback(
+            context,
+            { context, userdata in
+                ServerMonitor.monitor(userdata).stateChanged(context!)
+            }, userdata)
         // NOFAIL: wait for a server that is not there yet instead of failing.
-        pa_context_connect(context, nil, pa_context_flags_t(PA_CONTEXT_NOAUTOSPAWN.rawValue | PA_CONTEXT_NOFAIL.rawValue), nil)
+        pa_context_connect(
+            context, nil, pa_context_flags_t(PA_CONTEXT_NOAUTOSPAWN.rawValue | PA_CONTEXT_NOFAIL.rawValue), nil)
     }
 
     private func dropContext() {
@@ -114,9 +118,11 @@ public final class ServerMonitor: @unchecked Sendable {
     private func stateChanged(_ context: OpaquePointer) {
         switch pa_context_get_state(context) {
         case PA_CONTEXT_READY:
-            pa_context_set_subscribe_callback(context, { _, _, _, userdata in
-                ServerMonitor.monitor(userdata).refresh()
-            }, userdata)
+            pa_context_set_subscribe_callback(
+                context,
+                { _, _, _, userdata in
+                    ServerMonitor.monitor(userdata).refresh()
+                }, userdata)
             // Source outputs: a record stream moved by the server shows only there.
             let mask =
                 PA_SUBSCRIPTION_MASK_SOURCE.rawValue | PA_SUBSCRIPTION_MASK_SOURCE_OUTPUT.rawValue
@@ -133,10 +139,12 @@ public final class ServerMonitor: @unchecked Sendable {
             var retry = timeval()
             pa_gettimeofday(&retry)
             pa_timeval_add(&retry, 500_000)
-            _ = api.pointee.time_new(api, &retry, { api, event, _, userdata in
-                api!.pointee.time_free(event)
-                ServerMonitor.monitor(userdata).connect()
-            }, userdata)
+            _ = api.pointee.time_new(
+                api, &retry,
+                { api, event, _, userdata in
+                    api!.pointee.time_free(event)
+                    ServerMonitor.monitor(userdata).connect()
+                }, userdata)
         default:
             break
         }
@@ -150,42 +158,52 @@ public final class ServerMonitor: @unchecked Sendable {
         guard let context else { return }
         let builder = SnapshotBuilder(monitor: self)
         // One reference for each operation's callback, released by its last call.
-        if let operation = pa_context_get_server_info(context, { _, info, userdata in
-            let builder = Unmanaged<SnapshotBuilder>.fromOpaque(userdata!).takeRetainedValue()
-            builder.snapshot.defaultSource = info?.pointee.default_source_name.map { String(cString: $0) } ?? ""
-        }, Unmanaged.passRetained(builder).toOpaque()) {
+        if let operation = pa_context_get_server_info(
+            context,
+            { _, info, userdata in
+                let builder = Unmanaged<SnapshotBuilder>.fromOpaque(userdata!).takeRetainedValue()
+                builder.snapshot.defaultSource = info?.pointee.default_source_name.map { String(cString: $0) } ?? ""
+            }, Unmanaged.passRetained(builder).toOpaque())
+        {
             pa_operation_unref(operation)
         }
-        if let operation = pa_context_get_source_info_list(context, { _, info, isLast, userdata in
-            let reference = Unmanaged<SnapshotBuilder>.fromOpaque(userdata!)
-            guard isLast == 0 else { return reference.release() }
-            guard let info = info?.pointee else { return }
-            let builder = reference.takeUnretainedValue()
-            builder.sourceNames[info.index] = String(cString: info.name)
-            builder.snapshot.sources.append(
-                ServerSnapshot.Source(
-                    name: String(cString: info.name), isMuted: info.mute != 0,
-                    activePort: info.active_port.map { String(cString: $0.pointee.name) } ?? "",
-                    isMonitor: info.monitor_of_sink != UInt32.max))
-        }, Unmanaged.passRetained(builder).toOpaque()) {
+        if let operation = pa_context_get_source_info_list(
+            context,
+            { _, info, isLast, userdata in
+                let reference = Unmanaged<SnapshotBuilder>.fromOpaque(userdata!)
+                guard isLast == 0 else { return reference.release() }
+                guard let info = info?.pointee else { return }
+                let builder = reference.takeUnretainedValue()
+                builder.sourceNames[info.index] = String(cString: info.name)
+                builder.snapshot.sources.append(
+                    ServerSnapshot.Source(
+                        name: String(cString: info.name), isMuted: info.mute != 0,
+                        activePort: info.active_port.map { String(cString: $0.pointee.name) } ?? "",
+                        isMonitor: info.monitor_of_sink != UInt32.max))
+            }, Unmanaged.passRetained(builder).toOpaque())
+        {
             pa_operation_unref(operation)
         }
         // Replies come in order: the stream list ends the refresh.
-        if let operation = pa_context_get_source_output_info_list(context, { _, info, isLast, userdata in
-            let reference = Unmanaged<SnapshotBuilder>.fromOpaque(userdata!)
-            guard isLast == 0 else {
-                let builder = reference.takeRetainedValue()
-                if isLast > 0 { builder.finish() }
-                return
-            }
-            guard let info = info?.pointee, let processID = pa_proplist_gets(info.proplist, PA_PROP_APPLICATION_PROCESS_ID),
-                String(cString: processID) == ServerMonitor.processID
-            else { return }
-            let builder = reference.takeUnretainedValue()
-            if builder.newestStream.map({ info.index > $0.stream }) ?? true {
-                builder.newestStream = (info.index, info.source)
-            }
-        }, Unmanaged.passRetained(builder).toOpaque()) {
+        if let operation = pa_context_get_source_output_info_list(
+            context,
+            { _, info, isLast, userdata in
+                let reference = Unmanaged<SnapshotBuilder>.fromOpaque(userdata!)
+                guard isLast == 0 else {
+                    let builder = reference.takeRetainedValue()
+                    if isLast > 0 { builder.finish() }
+                    return
+                }
+                guard let info = info?.pointee,
+                    let processID = pa_proplist_gets(info.proplist, PA_PROP_APPLICATION_PROCESS_ID),
+                    String(cString: processID) == ServerMonitor.processID
+                else { return }
+                let builder = reference.takeUnretainedValue()
+                if builder.newestStream.map({ info.index > $0.stream }) ?? true {
+                    builder.newestStream = (info.index, info.source)
+                }
+            }, Unmanaged.passRetained(builder).toOpaque())
+        {
             pa_operation_unref(operation)
         }
     }

@@ -39,7 +39,8 @@ enum Sndfile {
     /// Creates `path` for writing, readable by its owner alone whatever the umask, and opens
     /// it in libsndfile. The descriptor stays the caller's: it syncs through it (libsndfile's
     /// own sync reports no error) and closes it after `close(_:path:)`.
-    static func create(_ path: String, info: inout SF_INFO) throws(SoundFileError) -> (OpaquePointer, descriptor: Int32) {
+    static func create(_ path: String, info: inout SF_INFO) throws(SoundFileError) -> (OpaquePointer, descriptor: Int32)
+    {
         let descriptor = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
             throw SoundFileError(path: path, message: "cannot create the file: \(systemError())")
@@ -63,10 +64,13 @@ enum Sndfile {
     private static func systemError() -> String { String(cString: strerror(errno)) }
 
     /// Sends a double-valued command (compression level).
-    static func command(_ handle: OpaquePointer, _ command: Int32, double value: Double, path: String) throws(SoundFileError) {
+    static func command(_ handle: OpaquePointer, _ command: Int32, double value: Double, path: String)
+        throws(SoundFileError)
+    {
         var value = value
         guard sf_command(handle, command, &value, Int32(MemoryLayout<Double>.size)) == SF_TRUE else {
-            throw SoundFileError(path: path, message: "libsndfile refused setting 0x\(String(command, radix: 16)): \(lastError(handle))")
+            throw SoundFileError(
+                path: path, message: "libsndfile refused setting 0x\(String(command, radix: 16)): \(lastError(handle))")
         }
     }
 
@@ -98,13 +102,19 @@ enum Sndfile {
     /// Writes `frames` frames of `sampleType` from `buffer`; a short write is an error
     /// (disk full, I/O error) with libsndfile's reason.
     static func write(
-        _ handle: OpaquePointer, _ buffer: UnsafeRawBufferPointer, frames: Int, sampleType: WrittenSampleType, path: String
+        _ handle: OpaquePointer, _ buffer: UnsafeRawBufferPointer, frames: Int, sampleType: WrittenSampleType,
+        path: String
     ) throws(SoundFileError) {
         let written: sf_count_t
         switch sampleType {
-        case .int16: written = sf_writef_short(handle, buffer.assumingMemoryBound(to: Int16.self).baseAddress, sf_count_t(frames))
-        case .int32: written = sf_writef_int(handle, buffer.assumingMemoryBound(to: Int32.self).baseAddress, sf_count_t(frames))
-        case .float32: written = sf_writef_float(handle, buffer.assumingMemoryBound(to: Float.self).baseAddress, sf_count_t(frames))
+        case .int16:
+            written = sf_writef_short(
+                handle, buffer.assumingMemoryBound(to: Int16.self).baseAddress, sf_count_t(frames))
+        case .int32:
+            written = sf_writef_int(handle, buffer.assumingMemoryBound(to: Int32.self).baseAddress, sf_count_t(frames))
+        case .float32:
+            written = sf_writef_float(
+                handle, buffer.assumingMemoryBound(to: Float.self).baseAddress, sf_count_t(frames))
         }
         guard written == frames else {
             throw SoundFileError(path: path, message: "wrote \(written) of \(frames) frames: \(lastError(handle))")
@@ -132,7 +142,8 @@ enum Sndfile {
 
 /// The file formats libsndfile is asked for (WAV carries its sample format code).
 enum FileFormat {
-    case wav(Int32), flac, opus, vorbis, mp3
+    case wav(Int32)
+    case flac, opus, vorbis, mp3
 }
 
 /// The in-memory sample type handed to `sf_writef_*`.

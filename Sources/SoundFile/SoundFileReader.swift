@@ -64,7 +64,8 @@ public final class SoundFileReader {
     }
 
     /// Reads in chunks until the end: some decoders report no length up front.
-    private func readAll<Sample: Numeric>(_ read: (UnsafeMutablePointer<Sample>, sf_count_t) -> sf_count_t) -> [Sample] {
+    private func readAll<Sample: Numeric>(_ read: (UnsafeMutablePointer<Sample>, sf_count_t) -> sf_count_t) -> [Sample]
+    {
         let chunkFrames = 65536
         var samples: [Sample] = []
         var chunk = [Sample](repeating: 0, count: chunkFrames * max(channelCount, 1))

@@ -103,7 +103,8 @@ public final class CapturePipeline: @unchecked Sendable {
         // Sync every second: at most a second lost to a power failure, little disk churn.
         self.syncInterval = Int(request.sampleRate)
         self.heldFragments =
-            request.source == nil ? 0 : Int((Self.pinnedHoldback * Double(request.sampleRate) / Double(framesPerRead)).rounded(.up))
+            request.source == nil
+            ? 0 : Int((Self.pinnedHoldback * Double(request.sampleRate) / Double(framesPerRead)).rounded(.up))
         self.lastLevels = Mutex(Levels.silence(channels: Int(request.channels)))
     }
 
@@ -171,7 +172,9 @@ public final class CapturePipeline: @unchecked Sendable {
         if watch.isStalled && watch.borrowFile({ try? sink?.synchronize() }) { return completion() }
         synchronizations.withLock { $0.append(completion) }
         afterReadGrace { [self] in
-            guard synchronizations.withLock({ !$0.isEmpty }), watch.borrowFile({ try? sink?.synchronize() }) else { return }
+            guard synchronizations.withLock({ !$0.isEmpty }), watch.borrowFile({ try? sink?.synchronize() }) else {
+                return
+            }
             completeSynchronizations()
         }
     }
@@ -202,7 +205,9 @@ public final class CapturePipeline: @unchecked Sendable {
     public func reopen(afterLoss: Bool) {
         dispatchPrecondition(condition: .onQueue(callbackQueue))
         guard !hasEnded else { return }
-        guard afterLoss || watch.isStalled, watch.abandon() else { return isReopenRequested.store(true, ordering: .relaxed) }
+        guard afterLoss || watch.isStalled, watch.abandon() else {
+            return isReopenRequested.store(true, ordering: .relaxed)
+        }
         watch = ReadWatch()
         startThread(watch: watch, isRestart: true)
     }
@@ -307,7 +312,10 @@ public final class CapturePipeline: @unchecked Sendable {
 
     /// Tells every caller of `synchronize(completion:)` still waiting that the file is synced.
     private func completeSynchronizations() {
-        for completion in synchronizations.withLock({ waiting in defer { waiting = [] }; return waiting }) {
+        for completion in synchronizations.withLock({ waiting in
+            defer { waiting = [] }
+            return waiting
+        }) {
             completion()
         }
     }
@@ -404,11 +412,18 @@ public final class CapturePipeline: @unchecked Sendable {
 
         // A stop that arrives before the first write still waits for one fragment, so a
         // memo toggled off at once holds audio (an Opus stream with no packets is malformed).
-        while !isStopRequested.load(ordering: .relaxed) || (recordedFrames == 0 && held.isEmpty && !isPaused.load(ordering: .relaxed) && sink != nil) {
-            if isReopenRequested.exchange(false, ordering: .relaxed) { return writeHeld().map { .ended($0) } ?? .reopen }
+        while !isStopRequested.load(ordering: .relaxed)
+            || (recordedFrames == 0 && held.isEmpty && !isPaused.load(ordering: .relaxed) && sink != nil)
+        {
+            if isReopenRequested.exchange(false, ordering: .relaxed) {
+                return writeHeld().map { .ended($0) } ?? .reopen
+            }
             if isGivenUp.load(ordering: .relaxed) { return .ended(writeHeld() ?? .captureFailed(Self.gaveUp)) }
             let slot = held.next
-            guard let (result, endedStall) = watch.watch({ Result { () throws(RecorderError) in try capture.read(into: slot) } })
+            guard
+                let (result, endedStall) = watch.watch({
+                    Result { () throws(RecorderError) in try capture.read(into: slot) }
+                })
             else { return .abandoned }
             if case .failure(let error) = result { return writeHeld().map { .ended($0) } ?? .lost(error) }
             if endedStall {
@@ -448,7 +463,9 @@ public final class CapturePipeline: @unchecked Sendable {
             while held.count > heldFragments {
                 if let ending = writeOldest() { return .ended(ending) }
             }
-            if let limit, recordedFrames + held.count * framesPerRead >= limit, let ending = writeHeld() { return .ended(ending) }
+            if let limit, recordedFrames + held.count * framesPerRead >= limit, let ending = writeHeld() {
+                return .ended(ending)
+            }
         }
         return .ended(writeHeld() ?? .stopped)
     }

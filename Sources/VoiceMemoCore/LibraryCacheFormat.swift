@@ -45,7 +45,10 @@ public enum LibraryCacheFormat {
 
     /// File names and titles may hold tabs, newlines and backslashes; these are escaped.
     static func escaped(_ text: String) -> String {
-        guard text.utf8.contains(where: { $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: "\n") })
+        guard
+            text.utf8.contains(where: {
+                $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: "\n")
+            })
         else { return text }
         var result = ""
         for character in text.unicodeScalars {

@@ -130,7 +130,8 @@ public final class MemoPlayer: @unchecked Sendable {
     private func run(_ playback: Playback) -> Ending {
         let output: AudioPlayback
         do {
-            output = try backend.openPlayback(sampleRate: playback.source.sampleRate, channels: playback.source.channels)
+            output = try backend.openPlayback(
+                sampleRate: playback.source.sampleRate, channels: playback.source.channels)
         } catch {
             return .outputFailed(error.message)
         }
@@ -145,7 +146,8 @@ public final class MemoPlayer: @unchecked Sendable {
         /// Writes blocks the skipper let through; the position becomes the end of the last.
         func play(_ blocks: [HeldBlock]) throws(RecorderError) {
             for block in blocks {
-                try block.samples.withUnsafeBufferPointer { (samples) throws(RecorderError) in try output.write(samples) }
+                try block.samples.withUnsafeBufferPointer { (samples) throws(RecorderError) in try output.write(samples)
+                }
                 playback.framesWritten.store(block.start + block.samples.count / channels, ordering: .relaxed)
             }
         }

@@ -67,7 +67,8 @@ public struct LevelMeter: Sendable {
     /// this completes (normally none or one).
     public mutating func add(_ buffer: UnsafeRawBufferPointer, frameCount: Int, type: SampleType) -> Levels? {
         guard buffer.baseAddress != nil, frameCount > 0 else { return nil }
-        precondition(frameCount * channels * type.byteCount <= buffer.count, "the buffer holds fewer frames than counted")
+        precondition(
+            frameCount * channels * type.byteCount <= buffer.count, "the buffer holds fewer frames than counted")
         var completed: Levels?
         var frame = 0
         while frame < frameCount {
@@ -77,9 +78,15 @@ public struct LevelMeter: Sendable {
                 let first = frame * channels + channel
                 let (sum, peak) =
                     switch type {
-                    case .int16: Self.int16Sums(buffer.bindMemory(to: Int16.self).baseAddress! + first, count: count, stride: channels)
-                    case .int32: Self.int32Sums(buffer.bindMemory(to: Int32.self).baseAddress! + first, count: count, stride: channels)
-                    case .float32: Self.floatSums(buffer.bindMemory(to: Float.self).baseAddress! + first, count: count, stride: channels)
+                    case .int16:
+                        Self.int16Sums(
+                            buffer.bindMemory(to: Int16.self).baseAddress! + first, count: count, stride: channels)
+                    case .int32:
+                        Self.int32Sums(
+                            buffer.bindMemory(to: Int32.self).baseAddress! + first, count: count, stride: channels)
+                    case .float32:
+                        Self.floatSums(
+                            buffer.bindMemory(to: Float.self).baseAddress! + first, count: count, stride: channels)
                     }
                 sumOfSquares[channel] += sum
                 peaks[channel] = max(peaks[channel], peak)

@@ -41,10 +41,14 @@ final class ReadWatch: Sendable {
     /// thread (before or during the read). `endedStall` says the read had been declared hung.
     func watch<Value>(_ read: () -> Value) -> (value: Value, endedStall: Bool)? {
         readStart.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
-        guard phase.compareExchange(expected: Phase.working, desired: Phase.reading, ordering: .acquiringAndReleasing).exchanged
+        guard
+            phase.compareExchange(expected: Phase.working, desired: Phase.reading, ordering: .acquiringAndReleasing)
+                .exchanged
         else { return nil }
         let value = read()
-        while !phase.compareExchange(expected: Phase.reading, desired: Phase.working, ordering: .acquiringAndReleasing).exchanged {
+        while !phase.compareExchange(expected: Phase.reading, desired: Phase.working, ordering: .acquiringAndReleasing)
+            .exchanged
+        {
             if phase.load(ordering: .acquiring) == Phase.abandoned { return nil }
             usleep(1000)  // the queue is syncing the file: a few milliseconds at most
         }
@@ -69,7 +73,9 @@ final class ReadWatch: Sendable {
 
     /// Runs `body` while the thread waits in a read; false (and `body` not run) otherwise.
     func borrowFile(_ body: () -> Void) -> Bool {
-        guard phase.compareExchange(expected: Phase.reading, desired: Phase.borrowed, ordering: .acquiringAndReleasing).exchanged
+        guard
+            phase.compareExchange(expected: Phase.reading, desired: Phase.borrowed, ordering: .acquiringAndReleasing)
+                .exchanged
         else { return false }
         body()
         phase.store(Phase.reading, ordering: .releasing)
@@ -79,6 +85,7 @@ final class ReadWatch: Sendable {
     /// Takes the file from a thread waiting in a read, for good; false between reads (the
     /// thread is writing and will see the request itself).
     func abandon() -> Bool {
-        phase.compareExchange(expected: Phase.reading, desired: Phase.abandoned, ordering: .acquiringAndReleasing).exchanged
+        phase.compareExchange(expected: Phase.reading, desired: Phase.abandoned, ordering: .acquiringAndReleasing)
+            .exchanged
     }
 }

@@ -99,7 +99,8 @@ public final class Recorder: @unchecked Sendable {
             return completion(.failure(error))
         }
         guard state == .idle else {
-            return completion(.failure(.busy("a recording is already open (\(open!.memo.id)); Stop or Cancel it first")))
+            return completion(
+                .failure(.busy("a recording is already open (\(open!.memo.id)); Stop or Cancel it first")))
         }
         start(request, completion: completion)
     }
@@ -266,7 +267,9 @@ public final class Recorder: @unchecked Sendable {
     /// Creates the file (so a storage error answers the caller) and starts the pipeline;
     /// `completion` runs once audio flows or the server refuses. A recording that waits for
     /// sound gets its file when the sound comes (`soundStarted`): waiting leaves nothing on disk.
-    private func beginCapture(_ recording: OpenRecording, completion: @escaping Completion<MemoReference>) throws(RecorderError) {
+    private func beginCapture(_ recording: OpenRecording, completion: @escaping Completion<MemoReference>)
+        throws(RecorderError)
+    {
         recording.isWaitingForSound = recording.request.startsOnSound
         let sink = recording.isWaitingForSound ? nil : try createFile(recording)
         let pipeline = CapturePipeline(
@@ -330,7 +333,8 @@ public final class Recorder: @unchecked Sendable {
     }
 
     private func captureStarted(
-        _ recording: OpenRecording, result: Result<String, RecorderError>, completion: @escaping Completion<MemoReference>
+        _ recording: OpenRecording, result: Result<String, RecorderError>,
+        completion: @escaping Completion<MemoReference>
     ) {
         switch result {
         case .success(let source):
@@ -351,7 +355,9 @@ public final class Recorder: @unchecked Sendable {
     /// reason already in effect, or no open recording, is ignored.
     public func beginInterruption(_ reason: InterruptionReason, pausesCapture: Bool, shouldResume: Bool = true) {
         dispatchPrecondition(condition: .onQueue(queue))
-        guard let recording = open, recording.pipeline != nil, recording.interruptions.reasons[reason] == nil else { return }
+        guard let recording = open, recording.pipeline != nil, recording.interruptions.reasons[reason] == nil else {
+            return
+        }
         if recording.interruptions.reasons.isEmpty { recording.interruptions.stateBefore = state }
         recording.interruptions.reasons[reason] = pausesCapture
         if pausesCapture { recording.pipeline?.pause() }
@@ -500,8 +506,10 @@ public final class Recorder: @unchecked Sendable {
             return
         }
         if recording.isCancelled || recording.failedToStart {
-            let removal = Result<Void, RecorderError> { () throws(RecorderError) in try directory.remove(recording.memo) }
-            recording.finish(recording.failedToStart ? .failure(failure ?? .audioServer("capture did not start")) : removal)
+            let removal = Result<Void, RecorderError> { () throws(RecorderError) in try directory.remove(recording.memo)
+            }
+            recording.finish(
+                recording.failedToStart ? .failure(failure ?? .audioServer("capture did not start")) : removal)
             return
         }
         if let closeError { observer?.recorder(self, didFailToEncode: recording.memo, message: closeError.message) }
@@ -592,14 +600,15 @@ private final class OpenRecording: @unchecked Sendable {
     func finish(_ result: Result<Void, RecorderError>) {
         let waiting = completions
         completions = []
-        waiting.forEach { $0(result) }
+        for completion in waiting { completion(result) }
     }
 }
 
 extension RecorderProperty {
     /// The properties that mirror `RecorderDefaults`.
     static let defaultsProperties: [RecorderProperty] = [
-        .format, .sampleRate, .channels, .quality, .source, .meteringEnabled, .notificationsEnabled, .trayEnabled, .skipSilence,
+        .format, .sampleRate, .channels, .quality, .source, .meteringEnabled, .notificationsEnabled, .trayEnabled,
+        .skipSilence,
     ]
 
     /// This property's value in `defaults`, for change detection.

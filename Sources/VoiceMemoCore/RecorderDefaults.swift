@@ -27,7 +27,8 @@ public struct RecorderDefaults: Encodable, Equatable, Sendable {
     /// The keys of `settings.json`; reading them back is `SettingsDocument`'s job, which
     /// checks every value.
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case format, sampleRate, channels, quality, source, isMeteringEnabled, areNotificationsEnabled, isTrayEnabled, skipsSilence
+        case format, sampleRate, channels, quality, source, isMeteringEnabled, areNotificationsEnabled, isTrayEnabled,
+            skipsSilence
         case reconnectTimeout, resumeAfterSleep
     }
 }

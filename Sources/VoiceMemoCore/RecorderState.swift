@@ -64,7 +64,8 @@ public protocol RecorderObserver: AnyObject {
     /// recording goes on by itself when it ends.
     func recorder(_ recorder: Recorder, interruption reason: InterruptionReason, began: Bool, shouldResume: Bool)
     /// The source feeding the recording changed.
-    func recorder(_ recorder: Recorder, didChangeRoute reason: RouteChangeReason, from previous: String, to current: String)
+    func recorder(
+        _ recorder: Recorder, didChangeRoute reason: RouteChangeReason, from previous: String, to current: String)
     /// A metering window was recorded (only while metering is enabled and recording).
     func recorder(_ recorder: Recorder, didMeasure levels: Levels, currentTime: Double)
 }

@@ -69,7 +69,8 @@ public struct RecordingRequest: Equatable, Sendable {
                     )
                 }
                 throw .invalidArgument(
-                    "option '\(key)' must be of type '\(expected)'; got '\(value.signature)' (busctl: \(key) \(expected) …)")
+                    "option '\(key)' must be of type '\(expected)'; got '\(value.signature)' (busctl: \(key) \(expected) …)"
+                )
             }
         }
         try Validation.combination(format: format, sampleRate: sampleRate)

@@ -118,14 +118,17 @@ public struct RouteTracker: Sendable {
                     vanished = nil
                     events.append(.routeChanged(.oldDeviceUnavailable, from: lost.name, to: fallback))
                     active = fallback
-                } else if routes.inputs[routes.defaultSource] != nil || !routes.inputs.values.contains(where: { !$0.isMonitor }) {
+                } else if routes.inputs[routes.defaultSource] != nil
+                    || !routes.inputs.values.contains(where: { !$0.isMonitor })
+                {
                     // Settled on nothing fit (a monitor), or nothing fit is left at all.
                     vanished = nil
                     return [.inputLost]
                 } else {
                     return []
                 }
-            } else if recording.pinnedSource == nil, routes.defaultSource != last.defaultSource, routes.defaultSource != active,
+            } else if recording.pinnedSource == nil, routes.defaultSource != last.defaultSource,
+                routes.defaultSource != active,
                 routes.inputs[routes.defaultSource] != nil
             {
                 // Both servers move a stream that follows the default (`needsReopen` checks).
@@ -161,7 +164,8 @@ public struct RouteTracker: Sendable {
     /// Whether the server left a recording that follows the default on another source than
     /// the default it announced: then the stream must be opened again to follow it.
     public func needsReopen(_ recording: RecordingRoute) -> Bool {
-        guard let last, recording.pinnedSource == nil, !recording.isWaitingForInput, let capturing = last.capturing else {
+        guard let last, recording.pinnedSource == nil, !recording.isWaitingForInput, let capturing = last.capturing
+        else {
             return false
         }
         return recording.active == last.defaultSource && capturing != last.defaultSource

@@ -50,18 +50,22 @@ public struct SettingsDocument: Decodable, Sendable {
             } catch {
                 let reason = (error as? RecorderError)?.message ?? "'\(key.rawValue)' \(Self.typeComplaint(error))"
                 problems.append(
-                    SettingsProblem(key: key.rawValue, message: "\(reason); using the default, \(Self.describe(fallback))"))
+                    SettingsProblem(
+                        key: key.rawValue, message: "\(reason); using the default, \(Self.describe(fallback))"))
                 return fallback
             }
         }
         func string(_ key: Key) throws -> String { try container.decode(String.self, forKey: key) }
         /// A JSON number as a `UInt32` checked by `check`; any other number (negative,
         /// fractional, huge) is outside `range`, and the message says so.
-        func whole(_ key: Key, range: ClosedRange<UInt32>, check: (UInt32) throws(RecorderError) -> UInt32) throws -> UInt32 {
+        func whole(_ key: Key, range: ClosedRange<UInt32>, check: (UInt32) throws(RecorderError) -> UInt32) throws
+            -> UInt32
+        {
             if let number = try? container.decode(UInt32.self, forKey: key) { return try check(number) }
             let number = try container.decode(Double.self, forKey: key)
             throw RecorderError.invalidArgument(
-                "'\(key.rawValue)' must be a whole number from \(range.lowerBound) to \(range.upperBound); got \(number)")
+                "'\(key.rawValue)' must be a whole number from \(range.lowerBound) to \(range.upperBound); got \(number)"
+            )
         }
 
         defaults.format = value(.format, fallback.format) { try Validation.format(try string($0), key: $0.rawValue) }
@@ -75,7 +79,9 @@ public struct SettingsDocument: Decodable, Sendable {
                 try Validation.channels(count, key: key.rawValue)
             }
         }
-        defaults.quality = value(.quality, fallback.quality) { try Validation.quality(try string($0), key: $0.rawValue) }
+        defaults.quality = value(.quality, fallback.quality) {
+            try Validation.quality(try string($0), key: $0.rawValue)
+        }
         defaults.source = value(.source, fallback.source) { try Validation.source(try string($0), key: $0.rawValue) }
         defaults.isMeteringEnabled = value(.isMeteringEnabled, fallback.isMeteringEnabled) {
             try container.decode(Bool.self, forKey: $0)

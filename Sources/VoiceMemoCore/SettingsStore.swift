@@ -31,7 +31,8 @@ public struct SettingsStore: Sendable {
         guard attributes[.type] as? FileAttributeType == .typeRegular else {
             return SettingsDocument(problem: "is not a regular file; using the built-in defaults")
         }
-        let tooLarge = SettingsDocument(problem: "is larger than \(Self.maximumFileSize / 1024) KiB; using the built-in defaults")
+        let tooLarge = SettingsDocument(
+            problem: "is larger than \(Self.maximumFileSize / 1024) KiB; using the built-in defaults")
         // The size attribute is a `UInt` here; any integer type will do.
         let size = (attributes[.size] as? any BinaryInteger).map { Int(clamping: $0) } ?? 0
         guard size <= Self.maximumFileSize else { return tooLarge }

@@ -11,8 +11,12 @@ public enum StartTime {
             var unit: Int64 = 1
             switch digits.last {
             case "s": digits = digits.dropLast()
-            case "m": unit = 60; digits = digits.dropLast()
-            case "h": unit = 3600; digits = digits.dropLast()
+            case "m":
+                unit = 60
+                digits = digits.dropLast()
+            case "h":
+                unit = 3600
+                digits = digits.dropLast()
             default: break
             }
             guard !digits.isEmpty, digits.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
@@ -26,7 +30,8 @@ public enum StartTime {
             guard let hour = Int(text[..<colon]), let minute = Int(text[text.index(after: colon)...]),
                 (0..<24).contains(hour), (0..<60).contains(minute),
                 let next = calendar.nextDate(
-                    after: now, matching: DateComponents(hour: hour, minute: minute, second: 0), matchingPolicy: .nextTime)
+                    after: now, matching: DateComponents(hour: hour, minute: minute, second: 0),
+                    matchingPolicy: .nextTime)
             else { return nil }
             return Int64(next.timeIntervalSince1970)
         }

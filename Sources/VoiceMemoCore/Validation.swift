@@ -58,14 +58,16 @@ public enum Validation {
             !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
         else {
             throw .invalidArgument(
-                "'\(key)' must be a source name as `pactl list short sources` prints it, or empty for the default input")
+                "'\(key)' must be a source name as `pactl list short sources` prints it, or empty for the default input"
+            )
         }
         return name
     }
 
     public static func duration(_ seconds: Double, key: String) throws(RecorderError) -> Double {
         guard seconds.isFinite, seconds > 0, seconds <= 7 * 24 * 3600 else {
-            throw .invalidArgument("'\(key)' must be a number of seconds greater than 0 and at most a week; got \(seconds)")
+            throw .invalidArgument(
+                "'\(key)' must be a number of seconds greater than 0 and at most a week; got \(seconds)")
         }
         return seconds
     }
@@ -94,7 +96,8 @@ public enum Validation {
     public static func peakCount(_ count: UInt32, key: String) throws(RecorderError) -> Int {
         guard peakCounts.contains(count) else {
             throw .invalidArgument(
-                "'\(key)' must be from \(peakCounts.lowerBound) to \(peakCounts.upperBound) (values to draw, one per slice of the memo); got \(count)")
+                "'\(key)' must be from \(peakCounts.lowerBound) to \(peakCounts.upperBound) (values to draw, one per slice of the memo); got \(count)"
+            )
         }
         return Int(count)
     }
@@ -123,7 +126,8 @@ public enum Validation {
         guard let rates = format.supportedSampleRates, !rates.contains(sampleRate) else { return }
         let list = rates.sorted().map(String.init).joined(separator: ", ")
         throw .unsupported(
-            "\(format.rawValue) cannot record at \(sampleRate) Hz; it takes \(list) Hz. Pick one of those or use flac or wav.")
+            "\(format.rawValue) cannot record at \(sampleRate) Hz; it takes \(list) Hz. Pick one of those or use flac or wav."
+        )
     }
 
     /// Keeps hostile input out of messages: control characters are escaped and length capped.

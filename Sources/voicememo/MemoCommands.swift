@@ -28,7 +28,8 @@ extension RecorderClient {
             member: MemberName("GetManagedObjects"))
         let memos = (reply.first?.dictionaryEntries ?? []).compactMap { object -> MemoListing? in
             guard let interfaces = object.value.dictionaryEntries,
-                let properties = interfaces.first(where: { $0.key.string == Contract.memoInterface.rawValue })?.value.stringDictionary
+                let properties = interfaces.first(where: { $0.key.string == Contract.memoInterface.rawValue })?.value
+                    .stringDictionary
             else { return nil }
             return MemoListing(
                 id: properties["Id"]?.string ?? "", title: properties["Title"]?.string ?? "",
@@ -47,7 +48,10 @@ extension RecorderClient {
         if let exact = memos.first(where: { $0.id == argument }) { return exact }
         let matches = memos.filter { $0.id.hasPrefix(argument) }
         guard matches.count == 1 else {
-            let reason = matches.isEmpty ? "no memo has an id starting with '\(argument)'" : "'\(argument)' matches \(matches.count) memos; give more of the id"
+            let reason =
+                matches.isEmpty
+                ? "no memo has an id starting with '\(argument)'"
+                : "'\(argument)' matches \(matches.count) memos; give more of the id"
             throw BusError(ContractError.noSuchMemo.name, reason + " (see 'voicememo list')")
         }
         return matches[0]
@@ -94,7 +98,9 @@ struct List: Subcommand {
             let date = Date(timeIntervalSince1970: Double(memo.created) / 1_000_000).formatted(.iso8601)
             let title = memo.title.isEmpty ? "(untitled)" : memo.title
             let waveform = drawsWaveforms ? Self.waveform(of: memo, client) + "  " : ""
-            print("\(memo.id)  \(date)  \(Status.clock(memo.duration))  \(memo.format)  \(Self.size(memo.size))  \(waveform)\(title)")
+            print(
+                "\(memo.id)  \(date)  \(Status.clock(memo.duration))  \(memo.format)  \(Self.size(memo.size))  \(waveform)\(title)"
+            )
         }
     }
 
@@ -137,7 +143,9 @@ struct Peaks: MemoCommand {
 
     /// `--count`, checked here so a typo is a usage error and not a trip to the daemon.
     static func count(_ text: String) throws(UsageError) -> Int {
-        guard let number = UInt32(text) else { throw UsageError("--count needs a whole number from 1 to 4096; got '\(text)'") }
+        guard let number = UInt32(text) else {
+            throw UsageError("--count needs a whole number from 1 to 4096; got '\(text)'")
+        }
         do {
             return try Validation.peakCount(number, key: "--count")
         } catch {

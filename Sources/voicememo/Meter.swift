@@ -29,7 +29,10 @@ struct Meter: Subcommand {
             let position = Double(cell + 1) / Double(segments)
             let colour = position <= 0.5 ? "32" : position <= 0.8 ? "33" : "31"
             let on = cell < lit || cell == peakCell
-            bar += on ? "\u{1B}[\(colour)m" + String(repeating: "█", count: cellWidth) : "\u{1B}[90m" + String(repeating: "·", count: cellWidth)
+            bar +=
+                on
+                ? "\u{1B}[\(colour)m" + String(repeating: "█", count: cellWidth)
+                : "\u{1B}[90m" + String(repeating: "·", count: cellWidth)
         }
         return bar + "\u{1B}[0m"
     }
@@ -74,18 +77,24 @@ struct Meter: Subcommand {
 
             let now = ContinuousClock.now
             let values = (0..<max(status.channels, status.peak.count)).map { channel in
-                (average: table.value(forDecibels: status.average[safe: channel] ?? Levels.floor),
-                 peak: table.value(forDecibels: status.peak[safe: channel] ?? Levels.floor))
+                (
+                    average: table.value(forDecibels: status.average[safe: channel] ?? Levels.floor),
+                    peak: table.value(forDecibels: status.peak[safe: channel] ?? Levels.floor)
+                )
             }
             if heldPeaks.count != values.count { heldPeaks = values.map { ($0.peak, now) } }
-            for (channel, value) in values.enumerated() where value.peak >= heldPeaks[channel].value || now > heldPeaks[channel].until {
+            for (channel, value) in values.enumerated()
+            where value.peak >= heldPeaks[channel].value || now > heldPeaks[channel].until {
                 heldPeaks[channel] = (value.peak, now + .seconds(1))
             }
             let cellWidth = max(1, (Self.terminalWidth - 4) / Self.segments)
-            var lines = [sawRecording ? "\(Watch.line(for: status).text)  \(status.activeSource)" : "○ waiting for a recording…"]
+            var lines = [
+                sawRecording ? "\(Watch.line(for: status).text)  \(status.activeSource)" : "○ waiting for a recording…"
+            ]
             for (channel, value) in values.enumerated() {
                 let label = values.count == 2 ? (channel == 0 ? "L " : "R ") : "  "
-                lines.append(label + Self.bar(value: value.average, heldPeak: heldPeaks[channel].value, cellWidth: cellWidth))
+                lines.append(
+                    label + Self.bar(value: value.average, heldPeak: heldPeaks[channel].value, cellWidth: cellWidth))
             }
             if drawnLines > 0 { print("\u{1B}[\(drawnLines)F", terminator: "") }
             print(lines.map { $0 + "\u{1B}[K" }.joined(separator: "\n"))

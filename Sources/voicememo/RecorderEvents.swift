@@ -10,7 +10,8 @@ struct RecorderEvents {
         connection = client.connection
         try connection.addMatch("type='signal',path='\(RecorderClient.path.rawValue)'")
         try connection.addMatch(
-            "type='signal',sender='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(RecorderClient.busName.rawValue)'")
+            "type='signal',sender='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(RecorderClient.busName.rawValue)'"
+        )
     }
 
     /// The next event, or nil when `timeout` passes first.

@@ -31,7 +31,8 @@ struct Watch: Subcommand {
     /// The line for `status`, or for a daemon that is not running when `status` is nil.
     static func line(for status: RecorderStatus?) -> Line {
         guard let status else {
-            return Line(text: "", tooltip: "voicememo is not running", class: "unavailable", percentage: 0, alt: "unavailable")
+            return Line(
+                text: "", tooltip: "voicememo is not running", class: "unavailable", percentage: 0, alt: "unavailable")
         }
         // Each glyph is in DejaVu Sans, the font a stock Debian desktop falls back to (U+23F8,
         // the pause sign, is not: it rendered as a missing-glyph box in waybar).
@@ -49,7 +50,8 @@ struct Watch: Subcommand {
         if isOpen { tooltip += " \(status.clock)" }
         if !status.activeSource.isEmpty { tooltip += "\nInput: \(status.activeSource)" }
         return Line(
-            text: text, tooltip: tooltip, class: status.state.rawValue, percentage: Int((status.meterValue * 100).rounded()),
+            text: text, tooltip: tooltip, class: status.state.rawValue,
+            percentage: Int((status.meterValue * 100).rounded()),
             alt: status.state.rawValue)
     }
 

@@ -56,8 +56,11 @@ do {
 } catch {
     switch error.name.rawValue {
     case "org.freedesktop.DBus.Error.ServiceUnknown", "org.freedesktop.DBus.Error.NameHasNoOwner":
-        fail(ExitStatus.unavailable, "the voicememod daemon is not running; start it with 'voicememod &' or 'systemctl --user start voicememo'")
-    case "org.freedesktop.DBus.Error.NoServer", "org.freedesktop.DBus.Error.FileNotFound", "org.freedesktop.DBus.Error.NotSupported":
+        fail(
+            ExitStatus.unavailable,
+            "the voicememod daemon is not running; start it with 'voicememod &' or 'systemctl --user start voicememo'")
+    case "org.freedesktop.DBus.Error.NoServer", "org.freedesktop.DBus.Error.FileNotFound",
+        "org.freedesktop.DBus.Error.NotSupported":
         fail(ExitStatus.unavailable, "cannot reach the session bus: \(error.message)")
     default:
         fail(ExitStatus.failure, error.message)

@@ -46,7 +46,10 @@ final class AudioRouteService: @unchecked Sendable {
             defaultSource: snapshot.defaultSource,
             inputs: Dictionary(
                 snapshot.sources.map {
-                    ($0.name, InputRoutes.Input(isMuted: $0.isMuted, activePort: $0.activePort, isMonitor: $0.isMonitor))
+                    (
+                        $0.name,
+                        InputRoutes.Input(isMuted: $0.isMuted, activePort: $0.activePort, isMonitor: $0.isMonitor)
+                    )
                 },
                 uniquingKeysWith: { first, _ in first }),
             capturing: snapshot.capturingSource)

@@ -30,7 +30,9 @@ struct CrashRecovery: Sendable {
         for name in leftOpen {
             let memo = MemoReference(id: MemoNaming.memoID(forFileName: name), path: directory.path + "/" + name)
             guard FileManager.default.fileExists(atPath: memo.path) else { continue }
-            guard let format = AudioFormat(fileExtension: String(name.split(separator: ".").last ?? "")) else { continue }
+            guard let format = AudioFormat(fileExtension: String(name.split(separator: ".").last ?? "")) else {
+                continue
+            }
             do {
                 let fixes = try CrashRepair.repair(
                     fileAt: memo.path, container: format.tagContainer, decodedFrames: decodableFrames(memo.path))

@@ -13,7 +13,9 @@ struct Locations {
     let cacheDirectory: String
 
     init(environment: [String: String] = ProcessInfo.processInfo.environment) {
-        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? FileManager.default.homeDirectoryForCurrentUser.path
+        let home =
+            environment["HOME"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? FileManager.default.homeDirectoryForCurrentUser.path
         func base(_ variable: String, _ fallback: String) -> String {
             // The spec says relative paths are invalid and must be ignored.
             guard let value = environment[variable], value.hasPrefix("/") else { return home + "/" + fallback }

@@ -28,20 +28,26 @@ struct FolderOpener {
             hasOwner(Self.portal) { hasPortal in
                 let descriptor = hasPortal ? open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1
                 guard descriptor >= 0 else {
-                    fputs("voicememod: no file manager (org.freedesktop.FileManager1) or desktop portal on the bus to open \(path)\n", standardError)
+                    fputs(
+                        "voicememod: no file manager (org.freedesktop.FileManager1) or desktop portal on the bus to open \(path)\n",
+                        standardError)
                     return
                 }
                 connection.callWithoutReply(
                     destination: Self.portal, path: ObjectPath("/org/freedesktop/portal/desktop"),
                     interface: InterfaceName("org.freedesktop.portal.OpenURI"), member: MemberName("OpenFile"),
-                    arguments: [.string(""), .unixFileDescriptor(UnixFileDescriptor(adopting: descriptor)), .stringDictionary([:])])
+                    arguments: [
+                        .string(""), .unixFileDescriptor(UnixFileDescriptor(adopting: descriptor)),
+                        .stringDictionary([:]),
+                    ])
             }
         }
     }
 
     private func hasOwner(_ name: BusName, _ answer: @escaping (Bool) -> Void) {
         connection.call(
-            destination: .bus, path: .bus, interface: .bus, member: MemberName("NameHasOwner"), arguments: [.string(name.rawValue)]
+            destination: .bus, path: .bus, interface: .bus, member: MemberName("NameHasOwner"),
+            arguments: [.string(name.rawValue)]
         ) { result in
             answer((try? result.get().first?.boolean) == true)
         }
@@ -52,7 +58,8 @@ struct FolderOpener {
         var uri = "file://"
         for byte in path.utf8 {
             switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"),
                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "/"):
                 uri.append(Character(UnicodeScalar(byte)))
             default:

@@ -74,32 +74,63 @@ final class MediaPlayerService {
         BusInterface(
             name: MediaPlayerNames.playerInterface,
             methods: [
-                BusMethod("Next") { [weak self] call in call.answer(Result { () throws(RecorderError) in try self?.step(forward: true); return [] }) },
-                BusMethod("Previous") { [weak self] call in call.answer(Result { () throws(RecorderError) in try self?.step(forward: false); return [] }) },
+                BusMethod("Next") { [weak self] call in
+                    call.answer(
+                        Result { () throws(RecorderError) in
+                            try self?.step(forward: true)
+                            return []
+                        })
+                },
+                BusMethod("Previous") { [weak self] call in
+                    call.answer(
+                        Result { () throws(RecorderError) in
+                            try self?.step(forward: false)
+                            return []
+                        })
+                },
                 BusMethod("Pause") { [player] call in
                     player.pause()
                     call.reply()
                 },
                 BusMethod("PlayPause") { [weak self] call in
-                    call.answer(Result { () throws(RecorderError) in
-                        if self?.player.playing != nil, self?.player.isPaused == false { self?.player.pause() } else { try self?.play() }
-                        return []
-                    })
+                    call.answer(
+                        Result { () throws(RecorderError) in
+                            if self?.player.playing != nil, self?.player.isPaused == false {
+                                self?.player.pause()
+                            } else {
+                                try self?.play()
+                            }
+                            return []
+                        })
                 },
                 BusMethod("Stop") { [player] call in
                     player.stop()
                     call.reply()
                 },
-                BusMethod("Play") { [weak self] call in call.answer(Result { () throws(RecorderError) in try self?.play(); return [] }) },
-                BusMethod("Seek", in: [BusArgument("Offset", "x")]) { [weak self] call in
-                    call.answer(Result { () throws(RecorderError) in try self?.seek(by: call.arguments[0].int64 ?? 0); return [] })
+                BusMethod("Play") { [weak self] call in
+                    call.answer(
+                        Result { () throws(RecorderError) in
+                            try self?.play()
+                            return []
+                        })
                 },
-                BusMethod("SetPosition", in: [BusArgument("TrackId", "o"), BusArgument("Position", "x")]) { [weak self] call in
+                BusMethod("Seek", in: [BusArgument("Offset", "x")]) { [weak self] call in
+                    call.answer(
+                        Result { () throws(RecorderError) in
+                            try self?.seek(by: call.arguments[0].int64 ?? 0)
+                            return []
+                        })
+                },
+                BusMethod("SetPosition", in: [BusArgument("TrackId", "o"), BusArgument("Position", "x")]) {
+                    [weak self] call in
                     self?.setPosition(call.arguments[1].int64 ?? -1, track: call.arguments[0].objectPath ?? .root)
                     call.reply()
                 },
                 BusMethod("OpenUri", in: [BusArgument("Uri", "s")]) { call in
-                    call.fail(BusError(ErrorName("org.freedesktop.DBus.Error.NotSupported"), "voicememo plays only its own memos; SupportedUriSchemes is empty"))
+                    call.fail(
+                        BusError(
+                            ErrorName("org.freedesktop.DBus.Error.NotSupported"),
+                            "voicememo plays only its own memos; SupportedUriSchemes is empty"))
                 },
             ],
             properties: [
@@ -111,7 +142,9 @@ final class MediaPlayerService {
                 BusProperty("Metadata", "a{sv}") { [weak self] in self?.metadata ?? .stringDictionary([:]) },
                 // Playback goes out at full scale; the desktop's mixer sets the level.
                 BusProperty("Volume", "d", access: .readWrite, get: { .double(1) }, set: { _ throws(BusError) in }),
-                BusProperty("Position", "x", changeSignal: .none) { [player] in .int64(MediaTransport.microseconds(player.position)) },
+                BusProperty("Position", "x", changeSignal: .none) { [player] in
+                    .int64(MediaTransport.microseconds(player.position))
+                },
                 BusProperty("MinimumRate", "d", changeSignal: .constant) { .double(1) },
                 BusProperty("MaximumRate", "d", changeSignal: .constant) { .double(1) },
                 BusProperty("CanGoNext", "b") { [weak self] in .boolean(self?.neighbour(forward: true) != nil) },
@@ -223,9 +256,9 @@ final class MediaPlayerService {
 
     private func setPosition(_ position: Int64, track: ObjectPath) {
         guard player.playing != nil, let memo = currentTrack,
-              let target = MediaTransport.setPosition(
-                  position, trackID: track.rawValue, currentTrackID: trackID(memo.id).rawValue,
-                  length: MediaTransport.microseconds(memo.duration))
+            let target = MediaTransport.setPosition(
+                position, trackID: track.rawValue, currentTrackID: trackID(memo.id).rawValue,
+                length: MediaTransport.microseconds(memo.duration))
         else { return }
         move(to: target)
     }

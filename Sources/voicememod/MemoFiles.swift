@@ -1,6 +1,6 @@
+import AudioContainers
 import FoundationEssentials
 import SoundFile
-import AudioContainers
 import VoiceMemoCore
 
 #if canImport(Glibc)
@@ -29,7 +29,8 @@ struct MemoFiles {
     /// What a file holds, or nil when libsndfile cannot read it (then it is not a memo).
     func inspect(_ status: MemoFileStatus) -> MemoInfo? {
         let path = directory + "/" + status.fileName
-        guard let reader = try? SoundFileReader(path: path), let format = reader.format ?? Self.format(of: status.fileName)
+        guard let reader = try? SoundFileReader(path: path),
+            let format = reader.format ?? Self.format(of: status.fileName)
         else { return nil }
         let tagged = reader.title ?? (try? TagEditor.title(ofFileAt: path, container: format.tagContainer)) ?? nil
         let created =

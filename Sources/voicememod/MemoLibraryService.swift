@@ -1,7 +1,7 @@
+import AudioContainers
 import Bus
 import Dispatch
 import FoundationEssentials
-import AudioContainers
 import VoiceMemoContract
 import VoiceMemoCore
 
@@ -116,7 +116,10 @@ final class MemoLibraryService: @unchecked Sendable {
     /// load's end: before the load knows its files, a refresh would read them all here.
     func refresh() {
         guard !isLoading else { return }
-        guard fileWork.isEmpty else { return isRefreshWaiting = true }
+        guard fileWork.isEmpty else {
+            isRefreshWaiting = true
+            return
+        }
         let changes = catalog.changes(for: files.listing(), ignoring: filesInProgress())
         for id in changes.removed { removeMemo(id: id) }
         for status in changes.toRead { read(status) }
@@ -173,7 +176,9 @@ final class MemoLibraryService: @unchecked Sendable {
         let peaks = BusMethod("Peaks", in: Self.peaksIn, out: Self.peaksOut) { [weak self] call in
             self?.peaksSoFar(of: memo, count: call.arguments[0].uint32 ?? 0) { call.answer($0) }
         }
-        server.export(path(of: memo.id), interfaces: [BusInterface(name: Contract.memoInterface, methods: [peaks])], listed: false)
+        server.export(
+            path(of: memo.id), interfaces: [BusInterface(name: Contract.memoInterface, methods: [peaks])], listed: false
+        )
     }
 
     /// `Peaks` of the memo being recorded: its file as written so far, decoded every time.
@@ -233,7 +238,11 @@ final class MemoLibraryService: @unchecked Sendable {
             name: Contract.memoInterface,
             methods: [
                 BusMethod("Play") { [weak self] call in
-                    call.answer(Result { () throws(RecorderError) in try self?.play(id: id(call)); return [] })
+                    call.answer(
+                        Result { () throws(RecorderError) in
+                            try self?.play(id: id(call))
+                            return []
+                        })
                 },
                 BusMethod("Rename", in: [BusArgument("title", "s")]) { [weak self] call in
                     self?.rename(id: id(call), to: call.arguments[0].string ?? "") { call.answer($0.map { [] }) }
@@ -253,9 +262,13 @@ final class MemoLibraryService: @unchecked Sendable {
                 BusProperty(
                     "Title", "s", getAt: value { .string($0.title) },
                     setLater: { [weak self] call, newValue in
-                        self?.rename(id: String(call.path.lastElement), to: newValue.string ?? "") { call.answer($0.map { [] }) }
+                        self?.rename(id: String(call.path.lastElement), to: newValue.string ?? "") {
+                            call.answer($0.map { [] })
+                        }
                     }),
-                BusProperty("Path", "s", getAt: value { [directory = files.directory] in .string(directory + "/" + $0.fileName) }),
+                BusProperty(
+                    "Path", "s",
+                    getAt: value { [directory = files.directory] in .string(directory + "/" + $0.fileName) }),
                 BusProperty("Format", "s", changeSignal: .constant, getAt: value { .string($0.format.rawValue) }),
                 BusProperty("Created", "x", changeSignal: .constant, getAt: value { .int64($0.created) }),
                 BusProperty("Duration", "d", getAt: value { .double($0.duration) }),
@@ -313,7 +326,8 @@ final class MemoLibraryService: @unchecked Sendable {
             let newName = MemoNaming.renamedFileName(before.fileName, title: newTitle)
             let (oldPath, newPath) = (files.directory + "/" + before.fileName, files.directory + "/" + newName)
             guard newName == before.fileName || !FileManager.default.fileExists(atPath: newPath) else {
-                return completion(.failure(.invalidArgument("another memo is already named '\(newName)'; choose another title")))
+                return completion(
+                    .failure(.invalidArgument("another memo is already named '\(newName)'; choose another title")))
             }
             fileWork[id] = []
             let container = before.format.tagContainer
@@ -360,7 +374,8 @@ final class MemoLibraryService: @unchecked Sendable {
         catalog.insert(memo)
         scheduleCacheSave()
         let changedProperties = [
-            ("Title", memo.title != before.title), ("Path", memo.fileName != before.fileName), ("Size", memo.size != before.size),
+            ("Title", memo.title != before.title), ("Path", memo.fileName != before.fileName),
+            ("Size", memo.size != before.size),
         ].filter(\.1).map(\.0)
         server.propertiesChanged(on: path(of: memo.id), interface: Contract.memoInterface, names: changedProperties)
         changed.notify()

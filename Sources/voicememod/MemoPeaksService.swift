@@ -34,7 +34,9 @@ final class MemoPeaksService: Sendable {
     ) {
         dispatchPrecondition(condition: .onQueue(queue))
         do throws(RecorderError) {
-            if let bins = try cachedBins(id: id, path: path).bins { return completion(.success(bins.peaks(count: count))) }
+            if let bins = try cachedBins(id: id, path: path).bins {
+                return completion(.success(bins.peaks(count: count)))
+            }
         } catch {
             return completion(.failure(error))
         }
@@ -56,7 +58,9 @@ final class MemoPeaksService: Sendable {
         work.async { [self] in
             let result = Result { () throws(RecorderError) in
                 let bins = (try? Self.decode(path)) ?? PeakBins(frameCount: 0, framesPerBin: 1, values: [])
-                if logsDecoding { fputs("voicememod: peaks computed for \(id) from the file being recorded\n", standardError) }
+                if logsDecoding {
+                    fputs("voicememod: peaks computed for \(id) from the file being recorded\n", standardError)
+                }
                 return bins.peaks(count: count)
             }
             queue.async { completion.value(result) }
@@ -74,9 +78,13 @@ final class MemoPeaksService: Sendable {
     }
 
     /// The cached bins of the file as it is now, if any, and the file's size and mtime.
-    private func cachedBins(id: String, path: String) throws(RecorderError) -> (bins: PeakBins?, size: UInt64, modified: Int64) {
+    private func cachedBins(id: String, path: String) throws(RecorderError) -> (
+        bins: PeakBins?, size: UInt64, modified: Int64
+    ) {
         var info = stat()
-        guard stat(path, &info) == 0 else { throw .noSuchMemo("memo \(id) no longer exists (its file \(path) is gone)") }
+        guard stat(path, &info) == 0 else {
+            throw .noSuchMemo("memo \(id) no longer exists (its file \(path) is gone)")
+        }
         let size = UInt64(info.st_size)
         let modified = Int64(info.st_mtim.tv_sec) * 1_000_000 + Int64(info.st_mtim.tv_nsec) / 1000
         let record = cache.record(for: id).flatMap { $0.matches(size: size, modified: modified) ? $0 : nil }
@@ -117,7 +125,9 @@ final class MemoPeaksService: Sendable {
                 guard frames > 0 else { break }
                 framesRead += frames
             } catch {
-                guard framesRead > 0 else { throw .storage("cannot decode \(path) to draw its waveform: \(error.message)") }
+                guard framesRead > 0 else {
+                    throw .storage("cannot decode \(path) to draw its waveform: \(error.message)")
+                }
                 break
             }
         }

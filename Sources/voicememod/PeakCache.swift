@@ -45,14 +45,18 @@ struct PeakCache {
         let (path, temporary) = (path(of: id), directory + "/." + id + ".peaks.new")
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
-            fputs("voicememod: cannot save the peaks of \(id) in \(directory): \(String(cString: strerror(errno)))\n", standardError)
+            fputs(
+                "voicememod: cannot save the peaks of \(id) in \(directory): \(String(cString: strerror(errno)))\n",
+                standardError)
             return
         }
         let bytes = record.encoded
         let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
         let closed = close(descriptor)
         guard written == bytes.count, closed == 0, rename(temporary, path) == 0 else {
-            fputs("voicememod: cannot save the peaks of \(id) in \(directory): \(String(cString: strerror(errno)))\n", standardError)
+            fputs(
+                "voicememod: cannot save the peaks of \(id) in \(directory): \(String(cString: strerror(errno)))\n",
+                standardError)
             unlink(temporary)
             return
         }
@@ -69,7 +73,8 @@ struct PeakCache {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
         for name in names {
             // A record some crash left half written goes too.
-            let isStale = name.hasSuffix(".peaks") ? !ids.contains(String(name.dropLast(6))) : name.hasSuffix(".peaks.new")
+            let isStale =
+                name.hasSuffix(".peaks") ? !ids.contains(String(name.dropLast(6))) : name.hasSuffix(".peaks.new")
             if isStale { unlink(directory + "/" + name) }
         }
     }

@@ -23,7 +23,8 @@ struct PulseRecordingBackend: RecordingBackend {
                 sampleType: request.format.sampleType(for: request.quality), framesPerRead: framesPerRead,
                 streamName: request.title ?? "Voice memo", knownDefault: knownDefaultSource())
         } catch {
-            throw .audioServer("cannot record from the audio server (\(error)). Is PulseAudio or pipewire-pulse running?")
+            throw .audioServer(
+                "cannot record from the audio server (\(error)). Is PulseAudio or pipewire-pulse running?")
         }
     }
 }

@@ -63,7 +63,13 @@ final class RecorderService: RecorderObserver, @unchecked Sendable {
                     }
                 },
                 BusMethod("Pause") { [recorder] call in recorder.pause { call.answer($0.map { [] }) } },
-                BusMethod("Resume") { [recorder] call in call.answer(Result { () throws(RecorderError) in try recorder.resume(); return [] }) },
+                BusMethod("Resume") { [recorder] call in
+                    call.answer(
+                        Result { () throws(RecorderError) in
+                            try recorder.resume()
+                            return []
+                        })
+                },
                 BusMethod("Stop", out: [BusArgument("memo", "o")]) { [recorder] call in
                     recorder.stop { call.answer($0.map { [.objectPath(Contract.path(of: $0))] }) }
                 },
@@ -95,19 +101,24 @@ final class RecorderService: RecorderObserver, @unchecked Sendable {
                 BusProperty("CurrentMemo", "o") { [recorder] in .objectPath(Contract.path(of: recorder.currentMemo)) },
                 BusProperty("CurrentTime", "d", changeSignal: .none) { [recorder] in .double(recorder.currentTime) },
                 BusProperty("Playing", "o") { [player] in .objectPath(Contract.path(of: player.playing)) },
-                Self.setting("Format", "s", of: recorder, \.format, read: { .string($0.rawValue) }) { (value) throws(RecorderError) in
+                Self.setting("Format", "s", of: recorder, \.format, read: { .string($0.rawValue) }) {
+                    (value) throws(RecorderError) in
                     try Validation.format(value.string!, key: "Format")
                 },
-                Self.setting("SampleRate", "u", of: recorder, \.sampleRate, read: { .uint32($0) }) { (value) throws(RecorderError) in
+                Self.setting("SampleRate", "u", of: recorder, \.sampleRate, read: { .uint32($0) }) {
+                    (value) throws(RecorderError) in
                     try Validation.sampleRate(value.uint32!, key: "SampleRate")
                 },
-                Self.setting("Channels", "u", of: recorder, \.channels, read: { .uint32($0) }) { (value) throws(RecorderError) in
+                Self.setting("Channels", "u", of: recorder, \.channels, read: { .uint32($0) }) {
+                    (value) throws(RecorderError) in
                     try Validation.channels(value.uint32!, key: "Channels")
                 },
-                Self.setting("Quality", "s", of: recorder, \.quality, read: { .string($0.rawValue) }) { (value) throws(RecorderError) in
+                Self.setting("Quality", "s", of: recorder, \.quality, read: { .string($0.rawValue) }) {
+                    (value) throws(RecorderError) in
                     try Validation.quality(value.string!, key: "Quality")
                 },
-                Self.setting("Source", "s", of: recorder, \.source, read: { .string($0) }) { (value) throws(RecorderError) in
+                Self.setting("Source", "s", of: recorder, \.source, read: { .string($0) }) {
+                    (value) throws(RecorderError) in
                     try Validation.source(value.string!, key: "Source")
                 },
                 BusProperty("ActiveSource", "s") { [recorder] in .string(recorder.activeSource) },
@@ -115,7 +126,8 @@ final class RecorderService: RecorderObserver, @unchecked Sendable {
                 Self.switchSetting("NotificationsEnabled", of: recorder, \.areNotificationsEnabled),
                 Self.switchSetting("TrayEnabled", of: recorder, \.isTrayEnabled),
                 Self.switchSetting("SkipSilence", of: recorder, \.skipsSilence),
-                BusProperty("Directory", "s", changeSignal: .constant) { [recorder] in .string(recorder.directory.path) },
+                BusProperty("Directory", "s", changeSignal: .constant) { [recorder] in .string(recorder.directory.path)
+                },
             ],
             signals: [
                 BusSignalSpec("RecordingFinished", [BusArgument("memo", "o"), BusArgument("successfully", "b")]),
@@ -127,7 +139,10 @@ final class RecorderService: RecorderObserver, @unchecked Sendable {
                     [BusArgument("type", "s"), BusArgument("reason", "s"), BusArgument("should_resume", "b")]),
                 BusSignalSpec(
                     "RouteChanged",
-                    [BusArgument("reason", "s"), BusArgument("previous_source", "s"), BusArgument("current_source", "s")]),
+                    [
+                        BusArgument("reason", "s"), BusArgument("previous_source", "s"),
+                        BusArgument("current_source", "s"),
+                    ]),
                 BusSignalSpec(
                     "Levels",
                     [BusArgument("average_db", "ad"), BusArgument("peak_db", "ad"), BusArgument("current_time", "d")]),
@@ -170,7 +185,8 @@ final class RecorderService: RecorderObserver, @unchecked Sendable {
         BusProperty(
             name, signature, access: .readWrite, get: { [recorder] in read(recorder.defaults[keyPath: keyPath]) },
             set: { [recorder] value throws(BusError) in
-                try update(recorder) { (defaults) throws(RecorderError) in defaults[keyPath: keyPath] = try parse(value) }
+                try update(recorder) { (defaults) throws(RecorderError) in defaults[keyPath: keyPath] = try parse(value)
+                }
             })
     }
 
@@ -178,7 +194,9 @@ final class RecorderService: RecorderObserver, @unchecked Sendable {
     private static func switchSetting(
         _ name: String, of recorder: Recorder, _ keyPath: WritableKeyPath<RecorderDefaults, Bool>
     ) -> BusProperty {
-        setting(name, "b", of: recorder, keyPath, read: { .boolean($0) }) { (value) throws(RecorderError) in value.boolean! }
+        setting(
+            name, "b", of: recorder, keyPath, read: { .boolean($0) },
+            parse: { (value) throws(RecorderError) in value.boolean! })
     }
 
     // MARK: RecorderObserver
@@ -235,7 +253,9 @@ final class RecorderService: RecorderObserver, @unchecked Sendable {
         emit("Interruption", [.string(began ? "began" : "ended"), .string(reason.rawValue), .boolean(shouldResume)])
     }
 
-    func recorder(_ recorder: Recorder, didChangeRoute reason: RouteChangeReason, from previous: String, to current: String) {
+    func recorder(
+        _ recorder: Recorder, didChangeRoute reason: RouteChangeReason, from previous: String, to current: String
+    ) {
         emit("RouteChanged", [.string(reason.rawValue), .string(previous), .string(current)])
     }
 
@@ -244,7 +264,8 @@ final class RecorderService: RecorderObserver, @unchecked Sendable {
     }
 
     private func emit(_ signal: String, _ arguments: [BusValue]) {
-        server.emit(MemberName(signal), on: Contract.recorderPath, interface: Contract.recorderInterface, arguments: arguments)
+        server.emit(
+            MemberName(signal), on: Contract.recorderPath, interface: Contract.recorderInterface, arguments: arguments)
     }
 }
 

@@ -56,7 +56,8 @@ final class SessionMonitor: @unchecked Sendable {
                     + "interface='\(Login.manager.rawValue)',member='PrepareForSleep'")
             try connection.addMatch(
                 "type='signal',sender='\(Login.busName.rawValue)',path_namespace='\(Login.sessionPaths.rawValue)',"
-                    + "interface='\(Login.properties.rawValue)',member='PropertiesChanged',arg0='\(Login.session.rawValue)'")
+                    + "interface='\(Login.properties.rawValue)',member='PropertiesChanged',arg0='\(Login.session.rawValue)'"
+            )
         } catch {
             log("no system bus (\(error.message)); sleep and session handling is off")
             return nil
@@ -91,8 +92,10 @@ final class SessionMonitor: @unchecked Sendable {
     private func begin() {
         dispatchPrecondition(condition: .onQueue(queue))
         connection.addSignalHandler { [weak self] signal in self?.handle(signal) }
-        connection.call(destination: Login.busName, path: Login.path, interface: Login.peer, member: MemberName("Ping"),
-                        timeout: .seconds(5)) { [self] result in
+        connection.call(
+            destination: Login.busName, path: Login.path, interface: Login.peer, member: MemberName("Ping"),
+            timeout: .seconds(5)
+        ) { [self] result in
             if case .failure(let error) = result { return turnOff("logind does not answer (\(error.message))") }
             guard !isOff else { return }
             isEnabled = true
@@ -104,8 +107,10 @@ final class SessionMonitor: @unchecked Sendable {
     /// Finds our session (`XDG_SESSION_ID`, else the caller's, "auto") and reads `Active`.
     private func findSession() {
         let id = getenv("XDG_SESSION_ID").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "auto"
-        connection.call(destination: Login.busName, path: Login.path, interface: Login.manager,
-                        member: MemberName("GetSession"), arguments: [.string(id)]) { [self] result in
+        connection.call(
+            destination: Login.busName, path: Login.path, interface: Login.manager,
+            member: MemberName("GetSession"), arguments: [.string(id)]
+        ) { [self] result in
             guard case .success(let reply) = result, let path = reply.first?.objectPath else {
                 return log("no logind session for voicememod; session switches are not noticed")
             }
@@ -116,12 +121,15 @@ final class SessionMonitor: @unchecked Sendable {
 
     private func readSessionActive() {
         guard let sessionPath else { return }
-        connection.call(destination: Login.busName, path: sessionPath, interface: Login.properties,
-                        member: MemberName("Get"), arguments: [.string(Login.session.rawValue), .string("Active")]) {
+        connection.call(
+            destination: Login.busName, path: sessionPath, interface: Login.properties,
+            member: MemberName("Get"), arguments: [.string(Login.session.rawValue), .string("Active")]
+        ) {
             [self] result in
             guard case .success(let reply) = result, let active = reply.first?.variant?.boolean else {
                 self.sessionPath = nil
-                return log("logind session \(sessionPath.rawValue) has no Active state; session switches are not noticed")
+                return log(
+                    "logind session \(sessionPath.rawValue) has no Active state; session switches are not noticed")
             }
             sessionActiveChanged(active)
         }
@@ -212,10 +220,13 @@ final class SessionMonitor: @unchecked Sendable {
     private func requestLock() {
         isRequestingLock = true
         let arguments: [BusValue] = [
-            .string("sleep"), .string("voicememo"), .string("Finishing the open voice memo before sleep"), .string("delay"),
+            .string("sleep"), .string("voicememo"), .string("Finishing the open voice memo before sleep"),
+            .string("delay"),
         ]
-        connection.call(destination: Login.busName, path: Login.path, interface: Login.manager,
-                        member: MemberName("Inhibit"), arguments: arguments, timeout: .seconds(5)) { [self] result in
+        connection.call(
+            destination: Login.busName, path: Login.path, interface: Login.manager,
+            member: MemberName("Inhibit"), arguments: arguments, timeout: .seconds(5)
+        ) { [self] result in
             isRequestingLock = false
             switch result {
             case .success(let reply):
@@ -231,7 +242,6 @@ final class SessionMonitor: @unchecked Sendable {
         }
     }
 }
-
 
 /// One line on stderr (the journal, under systemd).
 private func log(_ message: String) {

@@ -39,7 +39,10 @@ final class StatusNotifierItemService {
     /// The look last announced, so signals go out only for real changes.
     private var announced: TrayPresentation.Appearance?
 
-    init(recorder: Recorder, library: MemoLibraryService, server: BusObjectServer, queue: DispatchQueue, input: @escaping () -> String) {
+    init(
+        recorder: Recorder, library: MemoLibraryService, server: BusObjectServer, queue: DispatchQueue,
+        input: @escaping () -> String
+    ) {
         self.recorder = recorder
         self.library = library
         self.server = server
@@ -69,7 +72,7 @@ final class StatusNotifierItemService {
                 + "member='NameOwnerChanged',arg0='\(Self.watcher.rawValue)'")
         server.connection.addSignalHandler { [weak self] signal in
             guard signal.sender == BusName.bus.rawValue, signal.member.rawValue == "NameOwnerChanged",
-                  signal.arguments.first?.string == Self.watcher.rawValue, signal.arguments.last?.string?.isEmpty == false
+                signal.arguments.first?.string == Self.watcher.rawValue, signal.arguments.last?.string?.isEmpty == false
             else { return }
             self?.register()
         }
@@ -100,7 +103,9 @@ final class StatusNotifierItemService {
                 destination: .bus, path: .bus, interface: .bus, member: MemberName("RequestName"),
                 arguments: [.string(itemName.rawValue), .uint32(4)]
             ) { [weak self] result in
-                if case .failure(let error) = result { fputs("voicememod: cannot own the tray item's name: \(error.message)\n", standardError) }
+                if case .failure(let error) = result {
+                    fputs("voicememod: cannot own the tray item's name: \(error.message)\n", standardError)
+                }
                 self?.register()
             }
         } else {
@@ -125,10 +130,12 @@ final class StatusNotifierItemService {
         ) { [weak self, itemName] result in
             guard let self, self.isShown, (try? result.get().first?.boolean) == true else { return }
             connection.call(
-                destination: Self.watcher, path: Self.watcherPath, interface: InterfaceName("org.kde.StatusNotifierWatcher"),
+                destination: Self.watcher, path: Self.watcherPath,
+                interface: InterfaceName("org.kde.StatusNotifierWatcher"),
                 member: MemberName("RegisterStatusNotifierItem"), arguments: [.string(itemName.rawValue)]
             ) { result in
-                if case .failure(let error) = result, error.name.rawValue != "org.freedesktop.DBus.Error.ServiceUnknown" {
+                if case .failure(let error) = result, error.name.rawValue != "org.freedesktop.DBus.Error.ServiceUnknown"
+                {
                     fputs("voicememod: the tray's watcher refused the item: \(error.message)\n", standardError)
                 }
             }
@@ -144,7 +151,10 @@ final class StatusNotifierItemService {
 
     private var toolTip: BusValue {
         let look = appearance
-        return .structure([.string(look.iconName), .array(elementSignature: "(iiay)", []), .string(look.tooltipTitle), .string(look.tooltipBody)])
+        return .structure([
+            .string(look.iconName), .array(elementSignature: "(iiay)", []), .string(look.tooltipTitle),
+            .string(look.tooltipBody),
+        ])
     }
 
     /// Emits NewStatus, NewIcon and NewToolTip for what changed since the last announcement.
@@ -228,25 +238,34 @@ final class StatusNotifierItemService {
                 },
                 // The menu is exported (Menu); hosts show it themselves.
                 BusMethod("ContextMenu", in: position) { call in call.reply() },
-                BusMethod("Scroll", in: [BusArgument("delta", "i"), BusArgument("orientation", "s")]) { call in call.reply() },
+                BusMethod("Scroll", in: [BusArgument("delta", "i"), BusArgument("orientation", "s")]) { call in
+                    call.reply()
+                },
             ],
             properties: [
                 BusProperty("Category", "s", changeSignal: .constant) { .string("ApplicationStatus") },
                 BusProperty("Id", "s", changeSignal: .constant) { .string("voicememo") },
                 BusProperty("Title", "s", changeSignal: .constant) { .string("Voice Memos") },
-                BusProperty("Status", "s", changeSignal: .none) { [weak self] in .string(self?.appearance.status.rawValue ?? "Passive") },
+                BusProperty("Status", "s", changeSignal: .none) { [weak self] in
+                    .string(self?.appearance.status.rawValue ?? "Passive")
+                },
                 BusProperty("WindowId", "i", changeSignal: .constant) { .int32(0) },
-                BusProperty("IconName", "s", changeSignal: .none) { [weak self] in .string(self?.appearance.iconName ?? "") },
+                BusProperty("IconName", "s", changeSignal: .none) { [weak self] in
+                    .string(self?.appearance.iconName ?? "")
+                },
                 BusProperty("IconPixmap", "a(iiay)", changeSignal: .constant) { noPixmap },
                 BusProperty("OverlayIconName", "s", changeSignal: .constant) { .string("") },
                 BusProperty("OverlayIconPixmap", "a(iiay)", changeSignal: .constant) { noPixmap },
-                BusProperty("AttentionIconName", "s", changeSignal: .constant) { .string(TrayPresentation.iconName(of: .interrupted)) },
+                BusProperty("AttentionIconName", "s", changeSignal: .constant) {
+                    .string(TrayPresentation.iconName(of: .interrupted))
+                },
                 BusProperty("AttentionIconPixmap", "a(iiay)", changeSignal: .constant) { noPixmap },
                 BusProperty("AttentionMovieName", "s", changeSignal: .constant) { .string("") },
                 BusProperty("ToolTip", "(sa(iiay)ss)", changeSignal: .none) { [weak self] in
                     self?.toolTip ?? .structure([.string(""), noPixmap, .string(""), .string("")])
                 },
-                BusProperty("IconThemePath", "s", changeSignal: .constant) { [iconThemePath] in .string(iconThemePath) },
+                BusProperty("IconThemePath", "s", changeSignal: .constant) { [iconThemePath] in .string(iconThemePath)
+                },
                 BusProperty("Menu", "o", changeSignal: .constant) { .objectPath(TrayMenuService.path) },
                 BusProperty("ItemIsMenu", "b", changeSignal: .constant) { .boolean(false) },
             ],

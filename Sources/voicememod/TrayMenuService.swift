@@ -70,7 +70,9 @@ final class TrayMenuService {
         items = fresh
         revision &+= 1
         if isExported {
-            server.emit(MemberName("LayoutUpdated"), on: Self.path, interface: Self.interface, arguments: [.uint32(revision), .int32(0)])
+            server.emit(
+                MemberName("LayoutUpdated"), on: Self.path, interface: Self.interface,
+                arguments: [.uint32(revision), .int32(0)])
         }
         return true
     }
@@ -78,7 +80,9 @@ final class TrayMenuService {
     // MARK: The layout
 
     /// Fixed ids, so a host's open menu keeps pointing at the same actions; memos get 100…104.
-    private static let actionIDs: [TrayPresentation.Action: Int32] = [.record: 1, .pause: 2, .resume: 3, .stop: 4, .cancel: 5]
+    private static let actionIDs: [TrayPresentation.Action: Int32] = [
+        .record: 1, .pause: 2, .resume: 3, .stop: 4, .cancel: 5,
+    ]
     private static let firstMemoID: Int32 = 100
 
     static func items(for content: Content) -> [Item] {
@@ -97,7 +101,10 @@ final class TrayMenuService {
             items.append(Item(id: 7, properties: label("No memos yet", enabled: false)))
         }
         for (offset, memo) in content.recentMemos.prefix(5).enumerated() {
-            items.append(Item(id: firstMemoID + Int32(offset), properties: label("Play \(memo.label)"), command: .play(memoID: memo.id)))
+            items.append(
+                Item(
+                    id: firstMemoID + Int32(offset), properties: label("Play \(memo.label)"),
+                    command: .play(memoID: memo.id)))
         }
         items.append(Item(id: 8, properties: separator))
         items.append(Item(id: 9, properties: label("Open memo folder"), command: .openFolder))
@@ -117,9 +124,12 @@ final class TrayMenuService {
         }
         let noChildren = BusValue.array(elementSignature: "v", [])
         if id == 0 {
-            let children = depth == 0 ? [] : items.map { item in
-                BusValue.variant(.structure([.int32(item.id), filtered(item.properties), noChildren]))
-            }
+            let children =
+                depth == 0
+                ? []
+                : items.map { item in
+                    BusValue.variant(.structure([.int32(item.id), filtered(item.properties), noChildren]))
+                }
             return .structure([.int32(0), filtered(Self.rootProperties), .array(elementSignature: "v", children)])
         }
         let item = try self.item(id)
@@ -142,7 +152,7 @@ final class TrayMenuService {
     private func handle(event: String, on id: Int32) throws(BusError) {
         let properties = try properties(of: id)
         guard event == "clicked", properties["enabled"] != .boolean(false),
-              let command = items.first(where: { $0.id == id })?.command
+            let command = items.first(where: { $0.id == id })?.command
         else { return }
         onCommand?(command)
     }
@@ -156,14 +166,18 @@ final class TrayMenuService {
             methods: [
                 BusMethod(
                     "GetLayout",
-                    in: [BusArgument("parentId", "i"), BusArgument("recursionDepth", "i"), BusArgument("propertyNames", "as")],
+                    in: [
+                        BusArgument("parentId", "i"), BusArgument("recursionDepth", "i"),
+                        BusArgument("propertyNames", "as"),
+                    ],
                     out: [BusArgument("revision", "u"), BusArgument("layout", "(ia{sv}av)")]
                 ) { [weak self] call in
                     guard let self else { return call.reply() }
                     self.refresh()
                     let names = call.arguments[2].array?.compactMap(\.string) ?? []
                     do throws(BusError) {
-                        let layout = try self.layout(of: call.arguments[0].int32 ?? 0, depth: call.arguments[1].int32 ?? -1, names: names)
+                        let layout = try self.layout(
+                            of: call.arguments[0].int32 ?? 0, depth: call.arguments[1].int32 ?? -1, names: names)
                         call.reply([.uint32(self.revision), layout])
                     } catch {
                         call.fail(error)
@@ -186,7 +200,8 @@ final class TrayMenuService {
                     call.reply([.array(elementSignature: propertyEntry, entries)])
                 },
                 BusMethod(
-                    "GetProperty", in: [BusArgument("id", "i"), BusArgument("name", "s")], out: [BusArgument("value", "v")]
+                    "GetProperty", in: [BusArgument("id", "i"), BusArgument("name", "s")],
+                    out: [BusArgument("value", "v")]
                 ) { [weak self] call in
                     guard let self else { return call.reply() }
                     let (id, name) = (call.arguments[0].int32 ?? 0, call.arguments[1].string ?? "")
@@ -201,7 +216,10 @@ final class TrayMenuService {
                 },
                 BusMethod(
                     "Event",
-                    in: [BusArgument("id", "i"), BusArgument("eventId", "s"), BusArgument("data", "v"), BusArgument("timestamp", "u")]
+                    in: [
+                        BusArgument("id", "i"), BusArgument("eventId", "s"), BusArgument("data", "v"),
+                        BusArgument("timestamp", "u"),
+                    ]
                 ) { [weak self] call in
                     do throws(BusError) {
                         try self?.handle(event: call.arguments[1].string ?? "", on: call.arguments[0].int32 ?? -1)
@@ -223,11 +241,13 @@ final class TrayMenuService {
                     }
                     call.reply([.array(elementSignature: "i", errors)])
                 },
-                BusMethod("AboutToShow", in: [BusArgument("id", "i")], out: [BusArgument("needUpdate", "b")]) { [weak self] call in
+                BusMethod("AboutToShow", in: [BusArgument("id", "i")], out: [BusArgument("needUpdate", "b")]) {
+                    [weak self] call in
                     guard let self else { return call.reply([.boolean(false)]) }
                     let id = call.arguments[0].int32 ?? -1
                     guard id == 0 || self.items.contains(where: { $0.id == id }) else {
-                        return call.fail(.invalidArgs("the menu has no item \(id); call GetLayout for the current items"))
+                        return call.fail(
+                            .invalidArgs("the menu has no item \(id); call GetLayout for the current items"))
                     }
                     call.reply([.boolean(self.refresh())])
                 },
@@ -235,7 +255,9 @@ final class TrayMenuService {
                     "AboutToShowGroup", in: [BusArgument("ids", "ai")],
                     out: [BusArgument("updatesNeeded", "ai"), BusArgument("idErrors", "ai")]
                 ) { [weak self] call in
-                    guard let self else { return call.reply([.array(elementSignature: "i", []), .array(elementSignature: "i", [])]) }
+                    guard let self else {
+                        return call.reply([.array(elementSignature: "i", []), .array(elementSignature: "i", [])])
+                    }
                     let ids = call.arguments[0].array?.compactMap(\.int32) ?? []
                     let known = Set([0] + self.items.map(\.id))
                     let changed = self.refresh()

@@ -34,7 +34,8 @@ let settings = SettingsStore(directory: locations.configDirectory)
 /// input is the default, saving it a connection of its own.
 let serverMonitor = ServerMonitor(queue: queue)
 let recorder = Recorder(
-    directory: MemoDirectory(path: locations.memoDirectory), defaults: settings.load { fputs("voicememod: \(settings.path): \($0)\n", standardError) }, settings: settings,
+    directory: MemoDirectory(path: locations.memoDirectory),
+    defaults: settings.load { fputs("voicememod: \(settings.path): \($0)\n", standardError) }, settings: settings,
     backend: PulseRecordingBackend(knownDefaultSource: { serverMonitor.defaultSource }), queue: queue)
 
 let connection: BusConnection
@@ -89,7 +90,9 @@ queue.sync { service.session = sessionMonitor }
 queue.sync {
     do throws(BusError) {
         guard try connection.requestName(Contract.busName) else {
-            exit(status: 1, "\(Contract.busName.rawValue) is already owned on the session bus: another voicememod is running")
+            exit(
+                status: 1,
+                "\(Contract.busName.rawValue) is already owned on the session bus: another voicememod is running")
         }
     } catch {
         exit(status: 1, "cannot own \(Contract.busName.rawValue): \(error.message)")
@@ -101,7 +104,9 @@ let mediaPlayer = queue.sync {
     let mediaPlayer = MediaPlayerService(player: library.player, library: library, server: library.server)
     do throws(BusError) {
         if try !connection.requestName(MediaPlayerNames.busName) {
-            fputs("voicememod: \(MediaPlayerNames.busName.rawValue) is owned by someone else; media keys will not reach voicememo\n", standardError)
+            fputs(
+                "voicememod: \(MediaPlayerNames.busName.rawValue) is owned by someone else; media keys will not reach voicememo\n",
+                standardError)
         }
     } catch {
         fputs("voicememod: cannot own \(MediaPlayerNames.busName.rawValue): \(error.message)\n", standardError)

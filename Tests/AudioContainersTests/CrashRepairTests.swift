@@ -86,18 +86,24 @@ struct CrashRepairTests {
         try patch(fixture, at: 18, word)
         try truncate(fixture, to: fixture.bytes.count - 100)
         /// Frames a decoder reads, whatever the header says.
-        func decodedFrames() throws -> Int { let decoded = try Decoded(fixture.path); return decoded.samples.count / decoded.channelCount }
+        func decodedFrames() throws -> Int {
+            let decoded = try Decoded(fixture.path)
+            return decoded.samples.count / decoded.channelCount
+        }
         let decodable = try decodedFrames()
         #expect(decodable > 90000 && decodable < 96000, "all but the torn frame decodes: \(decodable)")
 
         let fixes = try CrashRepair.repair(fileAt: fixture.path, container: .flac, decodedFrames: UInt64(decodable))
         #expect(fixes.count == 2, "\(fixes)")
-        #expect(fixes.first?.hasPrefix("cut ") == true && fixes.first?.hasSuffix(" bytes of a torn frame") == true, "\(fixes)")
+        #expect(
+            fixes.first?.hasPrefix("cut ") == true && fixes.first?.hasSuffix(" bytes of a torn frame") == true,
+            "\(fixes)")
         #expect(fixes.last == "total samples set to \(decodable)")
         #expect(try decodedFrames() == decodable, "no complete frame was cut")
         #expect(try Decoded(fixture.path).frameCount == decodable, "and the header says so")
-        #expect(try CrashRepair.repair(fileAt: fixture.path, container: .flac, decodedFrames: UInt64(decodable)) == [],
-                "the repaired file ends with a whole frame")
+        #expect(
+            try CrashRepair.repair(fileAt: fixture.path, container: .flac, decodedFrames: UInt64(decodable)) == [],
+            "the repaired file ends with a whole frame")
     }
 
     @Test func aFinishedFlacIsLeftAlone() throws {
@@ -112,7 +118,10 @@ struct CrashRepairTests {
         defer { fixture.remove() }
         let complete = try Decoded(fixture.path)
         let bytes = [UInt8](fixture.bytes)
-        let xing = try #require((0..<bytes.count - 12).first { bytes[$0..<$0 + 4].elementsEqual("Xing".utf8) || bytes[$0..<$0 + 4].elementsEqual("Info".utf8) })
+        let xing = try #require(
+            (0..<bytes.count - 12).first {
+                bytes[$0..<$0 + 4].elementsEqual("Xing".utf8) || bytes[$0..<$0 + 4].elementsEqual("Info".utf8)
+            })
         try patch(fixture, at: xing + 8, [0, 0, 0, 10])  // a frame count from early in the recording
         #expect(try Decoded(fixture.path).frameCount < complete.frameCount / 2)
         let fixes = try CrashRepair.repair(fileAt: fixture.path, container: .mp3)

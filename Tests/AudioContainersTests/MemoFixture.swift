@@ -1,6 +1,6 @@
+import AudioContainers
 import Foundation
 import SoundFile
-import AudioContainers
 import VoiceMemoCore
 
 /// A memo written by libsndfile exactly as the daemon writes it, in its own temporary directory.

@@ -1,6 +1,6 @@
+import AudioContainers
 import Foundation
 import SoundFile
-import AudioContainers
 import Testing
 import VoiceMemoCore
 

@@ -88,7 +88,7 @@ final class BaselineRecorder {
     }
 
     deinit {
-        processes.forEach { $0.kill() }
+        for process in processes { process.kill() }
     }
 
     /// The process ids whose CPU time counts as the recorder's.

@@ -38,7 +38,8 @@ struct BenchmarkPlan {
         callerRuns: 200)
 
     /// `full` when `VOICEMEMO_BENCH=full` (as `make bench` sets), otherwise `smoke`.
-    static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> BenchmarkPlan {
+    static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> BenchmarkPlan
+    {
         environment["VOICEMEMO_BENCH"] == "full" ? .full : .smoke
     }
 

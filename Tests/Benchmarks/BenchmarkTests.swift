@@ -19,7 +19,8 @@ final class BenchmarkTests: XCTestCase {
         let benchmark = RecorderBenchmark(fixture: fixture, plan: plan)
         let table = try benchmark.run()
         let server = fixture.audioServer.serverName
-        let header = "voicememod vs parecord on \(server) — \(Machine.summary)"
+        let header =
+            "voicememod vs parecord on \(server) — \(Machine.summary)"
             + (plan.isFull ? "" : " (smoke run: tiny durations, numbers not meaningful)")
         let markdown = table.markdown(header: header)
         print(markdown)
@@ -32,7 +33,9 @@ final class BenchmarkTests: XCTestCase {
         for row in table.rows {
             XCTAssertTrue(row.voicememod.isFinite, "\(row.figure): \(row.voicememod)")
             // Sample differences and memory growth are signed: a process may hand pages back.
-            if row.figure.contains("samples") || row.figure.contains("written") || row.figure.contains("growth") { continue }
+            if row.figure.contains("samples") || row.figure.contains("written") || row.figure.contains("growth") {
+                continue
+            }
             XCTAssertGreaterThanOrEqual(row.voicememod, 0, row.figure)
             XCTAssertLessThan(row.voicememod, 60_000, row.figure)
         }
@@ -54,7 +57,8 @@ final class BenchmarkTests: XCTestCase {
         // voicememod's opus under load). Over every format each costs some, unless the
         // accounting reads the wrong processes.
         XCTAssertGreaterThan(recordingCost.map(\.voicememod).reduce(0, +), 0, "recording costs some CPU: \(markdown)")
-        XCTAssertGreaterThan(recordingCost.compactMap(\.baseline).reduce(0, +), 0, "parecord costs some CPU: \(markdown)")
+        XCTAssertGreaterThan(
+            recordingCost.compactMap(\.baseline).reduce(0, +), 0, "parecord costs some CPU: \(markdown)")
 
         // Correctness, asserted in every run: no fragment lost or repeated.
         let continuity = try XCTUnwrap(benchmark.continuity)
@@ -66,7 +70,8 @@ final class BenchmarkTests: XCTestCase {
         // The start order, asserted in every run: the name is served before the library is read,
         // so the first Record never waits for it.
         XCTAssertEqual(benchmark.startOrder.count, 2 * plan.startRuns, markdown)
-        XCTAssertTrue(benchmark.startOrder.allSatisfy { $0 }, "the library was read before the name was served: \(markdown)")
+        XCTAssertTrue(
+            benchmark.startOrder.allSatisfy { $0 }, "the library was read before the name was served: \(markdown)")
 
         // Every caller is forgotten in every run (the benchmark waits for the daemon to say so).
         // The memory target is asserted on 10,000 callers only: over a smoke run's 200, the

@@ -19,7 +19,9 @@ extension RecorderBenchmark {
                 }
             }
             callers += count
-            try waitUntil("voicememod forgets all \(callers) callers", timeout: .seconds(30), pollingEvery: .milliseconds(50)) {
+            try waitUntil(
+                "voicememod forgets all \(callers) callers", timeout: .seconds(30), pollingEvery: .milliseconds(50)
+            ) {
                 let forgotten = daemon.log.split(separator: "\n").filter { $0.contains("voicememod: forgot caller ") }
                 return forgotten.count == callers && forgotten.last?.hasSuffix("; 0 remembered") == true
             }
@@ -41,8 +43,10 @@ extension RecorderBenchmark {
                 target: "< \(Int(limit))", isMet: growth < limit))
         table.notes.append(
             String(
-                format: "callers: resident memory %d KiB before %d runs of voicememo status (after %d to warm up), %+.0f KiB after; %.1f ms per run",
-                before, plan.callerRuns, Self.callerWarmUp, growth, elapsed.timeInterval * 1000 / Double(plan.callerRuns)))
+                format:
+                    "callers: resident memory %d KiB before %d runs of voicememo status (after %d to warm up), %+.0f KiB after; %.1f ms per run",
+                before, plan.callerRuns, Self.callerWarmUp, growth,
+                elapsed.timeInterval * 1000 / Double(plan.callerRuns)))
     }
 
     /// The figure's name, for the test that checks it.

@@ -40,6 +40,7 @@ extension RecorderBenchmark {
                 target: "≤ \(Int(buffer))", isMet: outsideRun <= buffer))
         table.notes.append(
             "produced: the source runs at 48 kHz, so it produced 48 000 samples a second between the Record reply "
-                + "(audio flows: one fragment is already captured) and the Stop call; up to one more buffer is expected")
+                + "(audio flows: one fragment is already captured) and the Stop call; up to one more buffer is expected"
+        )
     }
 }

@@ -35,19 +35,25 @@ extension RecorderBenchmark {
         let limit = 16_000_000.0 / 1_048_576
         table.add(
             .init(
-                figure: "resident memory (MiB)", voicememod: resident, target: "≤ 15.26 (16 MB)", isMet: resident <= limit))
+                figure: "resident memory (MiB)", voicememod: resident, target: "≤ 15.26 (16 MB)",
+                isMet: resident <= limit))
         table.add(
             .init(
                 figure: "audio server CPU, stimulus only (s per minute)",
                 voicememod: perMinute(server.cpuSeconds, over: plan.idleWindow)))
         table.notes.append(
             String(
-                format: "idle resident memory: %.1f MiB anonymous, %.1f MiB file-backed (shared libraries), %.1f MiB shared memory",
+                format:
+                    "idle resident memory: %.1f MiB anonymous, %.1f MiB file-backed (shared libraries), %.1f MiB shared memory",
                 Double(ProcessSample.field("RssAnon", in: status)) / 1024,
                 Double(ProcessSample.field("RssFile", in: status)) / 1024,
                 Double(ProcessSample.field("RssShmem", in: status)) / 1024)
-                + String(format: "; proportional share (Pss) %.1f MiB; largest: ", Double(MemoryMap.proportionalKilobytes(of: pid)) / 1024)
-                + MemoryMap.largestMappings(of: pid, count: 8).map { "\($0.name) \(String(format: "%.1f", Double($0.kilobytes) / 1024))" }
+                + String(
+                    format: "; proportional share (Pss) %.1f MiB; largest: ",
+                    Double(MemoryMap.proportionalKilobytes(of: pid)) / 1024)
+                + MemoryMap.largestMappings(of: pid, count: 8).map {
+                    "\($0.name) \(String(format: "%.1f", Double($0.kilobytes) / 1024))"
+                }
                 .joined(separator: ", "))
     }
 }

@@ -13,8 +13,11 @@ extension RecorderBenchmark {
         try client.setProperty("Format", .string("wav"))
         try client.setProperty("Channels", .uint32(1))
 
-        var recordReply: [Double] = [], firstFrame: [Double] = [], firstFrameAfterReply: [Double] = []
-        var stopReply: [Double] = [], stopFinished: [Double] = []
+        var recordReply: [Double] = []
+        var firstFrame: [Double] = []
+        var firstFrameAfterReply: [Double] = []
+        var stopReply: [Double] = []
+        var stopFinished: [Double] = []
         for _ in 0..<plan.latencyRuns {
             let called = clock.now
             let reply = try client.call("Record")
@@ -37,7 +40,8 @@ extension RecorderBenchmark {
             stopFinished.append((finished - stopping).milliseconds)
         }
 
-        var toggleStart: [Double] = [], toggleStop: [Double] = []
+        var toggleStart: [Double] = []
+        var toggleStop: [Double] = []
         try client.setProperty("Format", .string("opus"))
         for _ in 0..<plan.latencyRuns {
             let starting = clock.now
@@ -50,7 +54,8 @@ extension RecorderBenchmark {
             _ = try client.waitForRecordingFinished()
         }
 
-        var launchFirstFrame: [Double] = [], terminateExit: [Double] = []
+        var launchFirstFrame: [Double] = []
+        var terminateExit: [Double] = []
         for _ in 0..<plan.latencyRuns {
             let launched = clock.now
             let parecord = try BaselineRecorder(format: nil, in: fixture.session)
@@ -76,7 +81,8 @@ extension RecorderBenchmark {
     }
 
     /// Adds the p50 and p95 rows of `values`; the target, if any, applies to p95.
-    private func addPercentiles(_ figure: String, _ values: [Double], baseline: [Double]? = nil, target: Double? = nil) {
+    private func addPercentiles(_ figure: String, _ values: [Double], baseline: [Double]? = nil, target: Double? = nil)
+    {
         table.add(.init(figure: "\(figure), p50", voicememod: values.median, baseline: baseline?.median))
         let p95 = values.percentile(95)
         table.add(

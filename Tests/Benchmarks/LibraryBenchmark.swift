@@ -28,7 +28,8 @@ extension RecorderBenchmark {
             let listings = try glibListings(count: plan.isFull ? 10 : 2)
             let daemonShare = (try ProcessSample.read(pid) - before).cpuSeconds * 1000 / Double(listings.count)
             guard let listed = listings.first?.objects, listings.allSatisfy({ $0.objects == plan.memoCount }) else {
-                throw BenchmarkError.unexpected("GetManagedObjects listed \(listings.map(\.objects)), not \(plan.memoCount) memos")
+                throw BenchmarkError.unexpected(
+                    "GetManagedObjects listed \(listings.map(\.objects)), not \(plan.memoCount) memos")
             }
             let times = listings.map(\.milliseconds)
             table.add(
@@ -38,8 +39,11 @@ extension RecorderBenchmark {
             let gdbusStarted = clock.now
             let gdbus = try session.run(
                 "gdbus",
-                ["call", "--session", "--dest", Contract.busName.rawValue, "--object-path", Contract.recorderPath.rawValue,
-                 "--method", "org.freedesktop.DBus.ObjectManager.GetManagedObjects"], timeout: .seconds(120))
+                [
+                    "call", "--session", "--dest", Contract.busName.rawValue, "--object-path",
+                    Contract.recorderPath.rawValue,
+                    "--method", "org.freedesktop.DBus.ObjectManager.GetManagedObjects",
+                ], timeout: .seconds(120))
             let gdbusTime = (clock.now - gdbusStarted).milliseconds
             guard gdbus.succeeded else { throw BenchmarkError.unexpected("gdbus call: \(gdbus)") }
             table.add(.init(figure: "  of which voicememod's CPU (ms per listing)", voicememod: daemonShare))
@@ -68,12 +72,17 @@ extension RecorderBenchmark {
 
     /// Runs the GLib client for `count` GetManagedObjects calls.
     private func glibListings(count: Int) throws -> [Listing] {
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("glib-managed-objects.py")
-        let result = try fixture.session.run("/usr/bin/python3", [script.path, "\(count)", Contract.busName.rawValue, Contract.recorderPath.rawValue], timeout: .seconds(300))
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+            "glib-managed-objects.py")
+        let result = try fixture.session.run(
+            "/usr/bin/python3", [script.path, "\(count)", Contract.busName.rawValue, Contract.recorderPath.rawValue],
+            timeout: .seconds(300))
         guard result.succeeded else { throw BenchmarkError.unexpected("the GLib client failed: \(result)") }
         return result.stdout.split(separator: "\n").compactMap { line in
             let fields = line.split(separator: " ")
-            guard fields.count == 2, let milliseconds = Double(fields[0]), let objects = Int(fields[1]) else { return nil }
+            guard fields.count == 2, let milliseconds = Double(fields[0]), let objects = Int(fields[1]) else {
+                return nil
+            }
             return Listing(milliseconds: milliseconds, objects: objects)
         }
     }

@@ -28,15 +28,18 @@ extension RecorderBenchmark {
 
         let cold = try peaksOfEvery(ids, count: Self.peaksCount)
         guard decodes() == ids.count else {
-            throw BenchmarkError.unexpected("\(decodes()) decodes for \(ids.count) memos; daemon log:\n\(daemon.log.suffix(2000))")
+            throw BenchmarkError.unexpected(
+                "\(decodes()) decodes for \(ids.count) memos; daemon log:\n\(daemon.log.suffix(2000))")
         }
         let warm = try peaksOfEvery(ids, count: Self.peaksCount)
         guard decodes() == ids.count else {
             throw BenchmarkError.unexpected("the cached pass decoded \(decodes() - ids.count) files")
         }
         // The bus alone: the same number of calls, each reading one property.
-        let baseline = try callEvery(ids, interface: "org.freedesktop.DBus.Properties", member: "Get",
-            arguments: [.string(Contract.memoInterface.rawValue), .string("Id")]) { id, reply in
+        let baseline = try callEvery(
+            ids, interface: "org.freedesktop.DBus.Properties", member: "Get",
+            arguments: [.string(Contract.memoInterface.rawValue), .string("Id")]
+        ) { id, reply in
             reply.first?.variant?.string == id ? nil : "Id of \(id) is \(reply)"
         }
 
@@ -50,7 +53,8 @@ extension RecorderBenchmark {
                 isMet: warm.milliseconds < limit))
         table.notes.append(
             String(
-                format: "peaks: %d memos × Peaks(%d), %d calls in flight: %.0f ms decoding each file, %.0f ms from the cache (%.1f µs a memo; the bus alone, Get(Id) of each, %.0f ms)",
+                format:
+                    "peaks: %d memos × Peaks(%d), %d calls in flight: %.0f ms decoding each file, %.0f ms from the cache (%.1f µs a memo; the bus alone, Get(Id) of each, %.0f ms)",
                 plan.memoCount, Self.peaksCount, Self.peaksCallsInFlight, cold.milliseconds, warm.milliseconds,
                 warm.milliseconds * 1000 / Double(plan.memoCount), baseline.milliseconds))
     }
@@ -68,7 +72,8 @@ extension RecorderBenchmark {
     /// `peaksCallsInFlight` calls outstanding; how long all the answers took. Throws on any
     /// answer that is not `count` values in 0…1, all 0 (the memos are silence).
     private func peaksOfEvery(_ ids: [String], count: UInt32) throws -> Duration {
-        try callEvery(ids, interface: Contract.memoInterface.rawValue, member: "Peaks", arguments: [.uint32(count)]) { id, reply in
+        try callEvery(ids, interface: Contract.memoInterface.rawValue, member: "Peaks", arguments: [.uint32(count)]) {
+            id, reply in
             let values = reply.first?.array?.compactMap(\.double) ?? []
             return values.count == Int(count) && values.allSatisfy { $0 == 0 }
                 ? nil : "\(id): \(values.count) values, max \(values.max() ?? -1)"
@@ -86,7 +91,8 @@ extension RecorderBenchmark {
         let queue = DispatchQueue(label: "bench-peaks")
         connection.attach(to: queue) {}
         let run = CallRun(
-            queue: queue, ids: ids, interface: InterfaceName(interface), member: MemberName(member), arguments: arguments,
+            queue: queue, ids: ids, interface: InterfaceName(interface), member: MemberName(member),
+            arguments: arguments,
             connection: connection, check: check)
         let started = clock.now
         queue.async {

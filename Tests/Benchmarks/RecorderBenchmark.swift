@@ -63,7 +63,9 @@ final class RecorderBenchmark {
     }
 
     /// What the kernel accounted to `pids` and to the audio server while recording for `duration`.
-    func accounting(of pids: [pid_t], recordingFor duration: Duration) throws -> (client: ProcessSample, server: ProcessSample) {
+    func accounting(of pids: [pid_t], recordingFor duration: Duration) throws -> (
+        client: ProcessSample, server: ProcessSample
+    ) {
         let server = serverProcessIDs
         let (clientBefore, serverBefore) = (try ProcessSample.read(pids), try ProcessSample.read(server))
         keepRecording(for: duration)

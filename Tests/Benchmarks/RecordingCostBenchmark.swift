@@ -9,7 +9,8 @@ extension RecorderBenchmark {
     /// C reference on `pa_simple` (what the API voicememo records through costs by itself)
     /// and GNOME Sound Recorder's GStreamer pipeline (what a desktop user would otherwise run).
     func measureRecordingCost() throws {
-        let referenceProgram = try ReferenceProgram.build(into: fixture.session.root, environment: fixture.session.environment)
+        let referenceProgram = try ReferenceProgram.build(
+            into: fixture.session.root, environment: fixture.session.environment)
         let daemon = try fixture.launchDaemon()
         defer { daemon.stop() }
         let client = try RecorderClient(session: fixture.session)
@@ -19,9 +20,12 @@ extension RecorderBenchmark {
         var residentBaseline: [Double] = []
         table.beginSection("CPU per minute of recording, 48 kHz, 20 ms fragments (s; steady state)")
         for format in RecordingFormat.allCases {
-            var own: [Double] = [], ownWithServer: [Double] = []
-            var baseline: [Double] = [], baselineWithServer: [Double] = []
-            var reference: [Double] = [], gstreamer: [Double] = []
+            var own: [Double] = []
+            var ownWithServer: [Double] = []
+            var baseline: [Double] = []
+            var baselineWithServer: [Double] = []
+            var reference: [Double] = []
+            var gstreamer: [Double] = []
             var opusBitrate = 48_000
             for _ in 0..<plan.cpuRuns {
                 let memo = try client.record(format: format.daemonFormat, channels: format.channels)
@@ -34,19 +38,22 @@ extension RecorderBenchmark {
                 residentRecording.append(Double(recorded.client.residentKilobytes) / 1024)
                 if format == .opusMono { opusBitrate = try Self.bitrate(of: client.file(of: memo)) }
 
-                let base = try cost(of: BaselineRecorder(format: format, opusBitrate: opusBitrate, in: fixture.session), idleStreams)
+                let base = try cost(
+                    of: BaselineRecorder(format: format, opusBitrate: opusBitrate, in: fixture.session), idleStreams)
                 baseline.append(perMinute(base.client.cpuSeconds, over: window))
                 baselineWithServer.append(perMinute(base.client.cpuSeconds + base.server.cpuSeconds, over: window))
                 residentBaseline.append(Double(base.client.residentKilobytes) / 1024)
 
                 guard format != .opusMono else { continue }
-                let simple = try cost(of: BaselineRecorder(reference: referenceProgram, format: format, in: fixture.session), idleStreams)
+                let simple = try cost(
+                    of: BaselineRecorder(reference: referenceProgram, format: format, in: fixture.session), idleStreams)
                 reference.append(perMinute(simple.client.cpuSeconds, over: window))
                 let pipeline = try cost(of: BaselineRecorder(gstreamer: format, in: fixture.session), idleStreams)
                 gstreamer.append(perMinute(pipeline.client.cpuSeconds, over: window))
             }
             // parecord is shown, no longer the bar: any pa_simple recorder costs about twice its CPU.
-            table.add(.init(figure: "\(format.label): client, vs parecord", voicememod: own.mean, baseline: baseline.mean))
+            table.add(
+                .init(figure: "\(format.label): client, vs parecord", voicememod: own.mean, baseline: baseline.mean))
             table.add(
                 .init(
                     figure: "\(format.label): client + server, vs parecord", voicememod: ownWithServer.mean,
@@ -63,12 +70,14 @@ extension RecorderBenchmark {
         }
         table.add(
             .init(
-                figure: "resident memory while recording (MiB, max over runs)", voicememod: residentRecording.max() ?? 0,
+                figure: "resident memory while recording (MiB, max over runs)",
+                voicememod: residentRecording.max() ?? 0,
                 baseline: residentBaseline.max()))
         table.notes.append(
             "CPU: user + system time from /proc/<pid>/stat over \(Int(window.timeInterval)) s windows scaled to one minute, "
                 + "pooled over \(plan.cpuRuns) interleaved runs (their mean: one run counts in 10 ms ticks, ±7 % of a recorder's window); the window opens once the record stream exists; "
-                + "server = every process of the audio server, including its share for the stimulus playing into the microphone")
+                + "server = every process of the audio server, including its share for the stimulus playing into the microphone"
+        )
         table.notes.append(
             "C reference on pa_simple: `Tests/Benchmarks/simple-recorder.c`, one thread reading 20 ms fragments with "
                 + "`pa_simple_read` into `sf_writef_short` (no metering, no syncing, no bus): what any recorder through "
@@ -83,7 +92,9 @@ extension RecorderBenchmark {
 
     /// Lets `recorder` record for one CPU window once its stream exists, then stops it and
     /// removes its file: what it and the audio server cost meanwhile.
-    private func cost(of recorder: BaselineRecorder, _ idleStreams: Int) throws -> (client: ProcessSample, server: ProcessSample) {
+    private func cost(of recorder: BaselineRecorder, _ idleStreams: Int) throws -> (
+        client: ProcessSample, server: ProcessSample
+    ) {
         try waitForRecordStreams(idleStreams + 1)
         let cost = try accounting(of: recorder.pids, recordingFor: plan.cpuWindow)
         try recorder.stop()
@@ -97,7 +108,8 @@ extension RecorderBenchmark {
     static let gstreamerFigure = "client, vs GNOME Sound Recorder's GStreamer pipeline"
 
     /// A row held to a ratio target: voicememod's value at most `limit` times the baseline's.
-    private static func bar(_ figure: String, _ own: Double, _ baseline: Double, at limit: Double) -> BenchmarkTable.Row {
+    private static func bar(_ figure: String, _ own: Double, _ baseline: Double, at limit: Double) -> BenchmarkTable.Row
+    {
         var row = BenchmarkTable.Row(
             figure: figure, voicememod: own, baseline: baseline, target: "≤ " + String(format: "%.2g", limit) + "×")
         row.isMet = (row.ratio ?? .infinity) <= limit

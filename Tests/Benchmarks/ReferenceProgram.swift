@@ -8,7 +8,8 @@ enum ReferenceProgram {
     ///
     /// - Throws: `BenchmarkError.unexpected` with the compiler's output if it fails.
     static func build(into directory: URL, environment: [String: String]) throws -> URL {
-        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("simple-recorder.c")
+        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+            "simple-recorder.c")
         let program = directory.appendingPathComponent("simple-recorder")
         let compiled = try ChildProcess.run(
             "cc", ["-O2", "-o", program.path, source.path, "-lpulse-simple", "-lpulse", "-lsndfile"],

@@ -38,7 +38,9 @@ struct SampleContinuity {
         let cycle = Double(Self.cycle)
         var found: [String] = []
         if Double(written) < produced.lowerBound - cycle || Double(written) > produced.upperBound + cycle {
-            found.append("\(written) samples written, \(Int(produced.lowerBound))…\(Int(produced.upperBound)) produced ± \(Self.cycle)")
+            found.append(
+                "\(written) samples written, \(Int(produced.lowerBound))…\(Int(produced.upperBound)) produced ± \(Self.cycle)"
+            )
         }
         if head > Self.cycle { found.append("\(head) samples before the bit-exact tone (at most \(Self.cycle))") }
         if tail > Self.cycle { found.append("\(tail) samples after the bit-exact tone (at most \(Self.cycle))") }

@@ -31,10 +31,14 @@ extension RecorderBenchmark {
             ("\(plan.memoCount) memos, library cache (warm)", warm, 100),
         ] {
             let answered = starts.map(\.recordAnswered)
-            table.add(.init(figure: label, voicememod: answered.median, target: "≤ \(Int(limit))", isMet: answered.median <= limit))
+            table.add(
+                .init(
+                    figure: label, voicememod: answered.median, target: "≤ \(Int(limit))",
+                    isMet: answered.median <= limit))
             table.notes.append(
                 String(
-                    format: "start-up, %@: first Record answered p50 %.1f ms, p95 %.1f ms; name owned p50 %.1f ms; %d starts",
+                    format:
+                        "start-up, %@: first Record answered p50 %.1f ms, p95 %.1f ms; name owned p50 %.1f ms; %d starts",
                     label, answered.median, answered.percentile(95), starts.map(\.nameOwned).median, starts.count))
         }
         startOrder = (cold + warm).map(\.servedBeforeLibraryRead)
@@ -51,7 +55,8 @@ extension RecorderBenchmark {
             if let cache { try? FileManager.default.removeItem(at: cache) }
             let watcher = try BusConnection.connect(address: session.busAddress)
             try watcher.addMatch(
-                "type='signal',sender='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(Contract.busName.rawValue)'")
+                "type='signal',sender='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(Contract.busName.rawValue)'"
+            )
             let client = try RecorderClient(session: session)
             let logName = "bench-startup-\(UUID().uuidString.prefix(8))"
             let started = clock.now
@@ -101,7 +106,10 @@ extension RecorderBenchmark {
         let wave = root.appendingPathComponent("one-second.wav")
         let opus = root.appendingPathComponent("one-second.opus")
         for (program, arguments) in [
-            ("sox", ["-n", "-r", "48000", "-c", "1", "-b", "16", wave.path, "synth", "1", "sine", "440", "vol", "0.5"]),
+            (
+                "sox",
+                ["-n", "-r", "48000", "-c", "1", "-b", "16", wave.path, "synth", "1", "sine", "440", "vol", "0.5"]
+            ),
             ("opusenc", ["--quiet", wave.path, opus.path]),
         ] {
             let result = try fixture.session.run(program, arguments, timeout: .seconds(30))

@@ -37,6 +37,7 @@ extension RecorderBenchmark {
                 voicememod: Double(waited.client.contextSwitches) / window.timeInterval))
         table.notes.append(
             "waiting: RecordWithOptions start-on-sound (opus, 48 kHz mono, pre-roll 0.5 s) with the stimulus stopped; "
-                + "user + system time of voicememod (and of every audio server process) over the window, scaled to one hour")
+                + "user + system time of voicememod (and of every audio server process) over the window, scaled to one hour"
+        )
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 import VoiceMemoContract
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A second private session bus in a `TestSession` that does D-Bus activation: its
@@ -30,7 +30,9 @@ package final class ActivationBus {
         let name = "activation-bus-\(UUID().uuidString.prefix(8))"
         let socket = session.runtimeDirectory.appendingPathComponent(name)
         address = "unix:path=\(socket.path)"
-        environment = session.environment.merging(overrides) { $1 }.merging(["DBUS_SESSION_BUS_ADDRESS": address]) { $1 }
+        environment = session.environment.merging(overrides) { $1 }.merging(["DBUS_SESSION_BUS_ADDRESS": address]) {
+            $1
+        }
         let configuration = session.root.appendingPathComponent("\(name).conf")
         let document = SessionBusConfiguration.document(socketPath: socket.path).replacingOccurrences(
             of: "</busconfig>", with: "  <servicedir>\(serviceDirectory.path)</servicedir>\n</busconfig>")
@@ -43,8 +45,10 @@ package final class ActivationBus {
                 if let ended = process.termination {
                     throw FixtureError.exitedEarly("dbus-daemon", termination: ended, log: session.log(name))
                 }
-                return try busctl(["call", "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetId"])
-                    .succeeded
+                return try busctl([
+                    "call", "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetId",
+                ])
+                .succeeded
             }
         } catch {
             process.kill()
@@ -58,7 +62,8 @@ package final class ActivationBus {
 
     /// Runs `busctl --user` against this bus; a non-zero status is returned, not thrown.
     package func busctl(_ arguments: [String], timeout: Duration = .seconds(10)) throws -> CommandOutput {
-        try ChildProcess.run("busctl", ["--user", "--no-pager"] + arguments, environment: environment, timeout: timeout)
+        try ChildProcess.run(
+            "busctl", ["--user", "--no-pager"] + arguments, environment: environment, timeout: timeout)
     }
 
     /// Whether `name` has an owner on this bus.
@@ -76,7 +81,9 @@ package final class ActivationBus {
             "GetConnectionUnixProcessID", "s", name,
         ])
         guard output.succeeded else { return nil }
-        return output.stdout.split(separator: " ").last.flatMap { pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        return output.stdout.split(separator: " ").last.flatMap {
+            pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
     }
 
     /// Stops the owners of `names` with SIGTERM (they finish their work) and waits until

@@ -173,7 +173,8 @@ extension AudioAnalysis {
     /// The amplitude of the sine at `frequency` in `samples` (1 for a full-scale sine).
     private static func sineAmplitude(_ samples: ArraySlice<Float>, frequency: Double, sampleRate: Int) -> Double {
         let coefficient = 2 * cos(2 * Double.pi * frequency / Double(sampleRate))
-        var previous = 0.0, beforePrevious = 0.0
+        var previous = 0.0
+        var beforePrevious = 0.0
         for sample in samples {
             let current = Double(sample) + coefficient * previous - beforePrevious
             beforePrevious = previous

@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// An input that delivers in bursts, as network, tunnel and pipe sources do: a pipe source

@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A program started by the fixture with an explicit environment and redirected
@@ -130,7 +130,7 @@ package final class ChildProcess: CustomStringConvertible {
 
         let argv = ([self.executable] + arguments).map { strdup($0) } + [nil]
         let envp = environment.sorted { $0.key < $1.key }.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { (argv + envp).forEach { free($0) } }
+        defer { for pointer in argv + envp { free(pointer) } }
 
         var pid = pid_t()
         let result = posix_spawn(&pid, self.executable, &actions, &attributes, argv, envp)
@@ -151,7 +151,8 @@ package final class ChildProcess: CustomStringConvertible {
     package var name: String {
         // A program run as another user (`SessionUser`) goes by its own name, not setpriv's.
         if (executable as NSString).lastPathComponent == "setpriv", let separator = arguments.firstIndex(of: "--"),
-           separator + 1 < arguments.count {
+            separator + 1 < arguments.count
+        {
             return (arguments[separator + 1] as NSString).lastPathComponent
         }
         return (executable as NSString).lastPathComponent

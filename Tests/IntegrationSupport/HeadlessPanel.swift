@@ -35,11 +35,11 @@ package final class HeadlessPanel {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let swayConfig = directory.appendingPathComponent("sway.conf")
         try """
-            xwayland disable
-            output HEADLESS-1 mode \(Self.width)x200 position 0 0
-            default_border none
+        xwayland disable
+        output HEADLESS-1 mode \(Self.width)x200 position 0 0
+        default_border none
 
-            """.write(to: swayConfig, atomically: true, encoding: .utf8)
+        """.write(to: swayConfig, atomically: true, encoding: .utf8)
         let config: [String: Any] = [
             "layer": "top", "position": "top", "height": Self.barHeight,
             "modules-left": ["custom/voicememo"], "modules-right": ["tray"],
@@ -47,27 +47,35 @@ package final class HeadlessPanel {
             "custom/voicememo": module,
         ]
         let waybarConfig = directory.appendingPathComponent("waybar.json")
-        try JSONSerialization.data(withJSONObject: config, options: [.prettyPrinted, .sortedKeys]).write(to: waybarConfig)
+        try JSONSerialization.data(withJSONObject: config, options: [.prettyPrinted, .sortedKeys]).write(
+            to: waybarConfig)
         // GTK CSS wants @import first; the module's colours come from the shipped file only.
         let style = directory.appendingPathComponent("style.css")
         try """
-            @import url("file://\(styleFile.path)");
-            * { font-family: sans-serif; font-size: 16px; border: none; border-radius: 0; min-height: 0; }
-            window#waybar { background-color: #1e1e1e; color: #ffffff; }
+        @import url("file://\(styleFile.path)");
+        * { font-family: sans-serif; font-size: 16px; border: none; border-radius: 0; min-height: 0; }
+        window#waybar { background-color: #1e1e1e; color: #ffffff; }
 
-            """.write(to: style, atomically: true, encoding: .utf8)
+        """.write(to: style, atomically: true, encoding: .utf8)
         try session.user?.takeOwnership(of: directory.path)
 
         let existing = Set((try? FileManager.default.contentsOfDirectory(atPath: session.runtimeDirectory.path)) ?? [])
         sway = try session.launch(
             "sway", ["-c", swayConfig.path], logName: "sway",
-            environment: ["WLR_BACKENDS": "headless", "WLR_RENDERER": "pixman", "WLR_LIBINPUT_NO_DEVICES": "1", "WLR_HEADLESS_OUTPUTS": "1"])
+            environment: [
+                "WLR_BACKENDS": "headless", "WLR_RENDERER": "pixman", "WLR_LIBINPUT_NO_DEVICES": "1",
+                "WLR_HEADLESS_OUTPUTS": "1",
+            ])
         var display = ""
         do {
-            try waitUntil("sway opens its Wayland socket", timeout: timeout, pollingEvery: .milliseconds(50)) { [sway, session] in
-                if let ended = sway.termination { throw FixtureError.exitedEarly("sway", termination: ended, log: session.log("sway")) }
+            try waitUntil("sway opens its Wayland socket", timeout: timeout, pollingEvery: .milliseconds(50)) {
+                [sway, session] in
+                if let ended = sway.termination {
+                    throw FixtureError.exitedEarly("sway", termination: ended, log: session.log("sway"))
+                }
                 let names = (try? FileManager.default.contentsOfDirectory(atPath: session.runtimeDirectory.path)) ?? []
-                display = names.first { $0.hasPrefix("wayland-") && !$0.hasSuffix(".lock") && !existing.contains($0) } ?? ""
+                display =
+                    names.first { $0.hasPrefix("wayland-") && !$0.hasSuffix(".lock") && !existing.contains($0) } ?? ""
                 return !display.isEmpty
             }
         } catch {
@@ -105,7 +113,11 @@ package final class HeadlessPanel {
         try? FileManager.default.removeItem(at: file)
         // As the session's user into its directory; read back by the test runner.
         let grim = try session.run(
-            "env", ["WAYLAND_DISPLAY=\(waylandDisplay)", "grim", "-t", "ppm", "-g", "0,0 \(Self.width)x\(Self.barHeight)", file.path])
+            "env",
+            [
+                "WAYLAND_DISPLAY=\(waylandDisplay)", "grim", "-t", "ppm", "-g", "0,0 \(Self.width)x\(Self.barHeight)",
+                file.path,
+            ])
         guard grim.succeeded else { throw FixtureError.commandFailed(command: "grim", output: grim) }
         guard let picture = Screenshot(ppm: try Data(contentsOf: file)) else {
             throw FixtureError.commandFailed(command: "grim (not a P6 picture)", output: grim)

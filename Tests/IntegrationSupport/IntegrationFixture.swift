@@ -75,7 +75,8 @@ package final class IntegrationFixture {
 
     /// Launches voicememod on the session bus and waits until it serves.
     package func launchDaemon(
-        arguments: [String] = [], environment: [String: String] = [:], executable: URL? = nil, waitsForLibrary: Bool = true
+        arguments: [String] = [], environment: [String: String] = [:], executable: URL? = nil,
+        waitsForLibrary: Bool = true
     ) throws -> Daemon {
         try Daemon(
             session: session, arguments: arguments, environment: environment, executable: executable,

@@ -16,7 +16,8 @@ package enum MemoLibraryFiles {
         formatter.dateFormat = "yyyy-MM-dd HH.mm.ss"
         let start = Date(timeIntervalSince1970: 1_767_225_600)  // 2026-01-01
         for index in 0..<count {
-            let name = "\(formatter.string(from: start.addingTimeInterval(Double(index) * 60))) Memo \(index).\(fileExtension)"
+            let name =
+                "\(formatter.string(from: start.addingTimeInterval(Double(index) * 60))) Memo \(index).\(fileExtension)"
             try contents.write(to: directory.appendingPathComponent(name))
         }
     }
@@ -29,9 +30,19 @@ package enum MemoLibraryFiles {
         func append(_ text: String) { data.append(contentsOf: Array(text.utf8)) }
         func append32(_ value: Int) { withUnsafeBytes(of: UInt32(value).littleEndian) { data.append(contentsOf: $0) } }
         func append16(_ value: Int) { withUnsafeBytes(of: UInt16(value).littleEndian) { data.append(contentsOf: $0) } }
-        append("RIFF"); append32(36 + dataBytes); append("WAVE")
-        append("fmt "); append32(16); append16(1); append16(1); append32(48_000); append32(96_000); append16(2); append16(16)
-        append("data"); append32(dataBytes)
+        append("RIFF")
+        append32(36 + dataBytes)
+        append("WAVE")
+        append("fmt ")
+        append32(16)
+        append16(1)
+        append16(1)
+        append32(48_000)
+        append32(96_000)
+        append16(2)
+        append16(16)
+        append("data")
+        append32(dataBytes)
         data.append(Data(count: dataBytes))
         return data
     }

@@ -51,7 +51,7 @@ package final class PipeWireServer: AudioServer {
     }
 
     package func send(_ signal: Int32) {
-        processes?.children.forEach { $0.send(signal) }
+        for child in processes?.children ?? [] { child.send(signal) }
     }
 
     /// Stops whatever still runs of the three programs and starts all three again.

@@ -36,7 +36,7 @@ package final class PulseAudioServer: AudioServer {
     }
 
     package func kill() {
-        processes?.children.forEach { $0.kill() }
+        for child in processes?.children ?? [] { child.kill() }
     }
 
     package func stop() {
@@ -44,7 +44,7 @@ package final class PulseAudioServer: AudioServer {
     }
 
     package func send(_ signal: Int32) {
-        processes?.children.forEach { $0.send(signal) }
+        for child in processes?.children ?? [] { child.send(signal) }
     }
 
     package func restart() throws {

@@ -35,7 +35,7 @@ package struct Screenshot: Equatable {
             return start < position ? String(decoding: bytes[start..<position], as: UTF8.self) : nil
         }
         guard token() == "P6", let width = token().flatMap(Int.init), let height = token().flatMap(Int.init),
-              token() == "255", width > 0, height > 0
+            token() == "255", width > 0, height > 0
         else { return nil }
         position += 1  // the single whitespace byte before the raster
         guard bytes.count - position >= width * height * 3 else { return nil }

@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// An unprivileged Unix user a whole `TestSession` runs as (bus, audio server, daemon,
@@ -48,13 +48,17 @@ package struct SessionUser: Sendable {
     package func takeOwnership(of path: String) throws {
         let output = try ChildProcess.run(
             "chown", ["-R", "\(uid):\(gid)", path], environment: ["PATH": "/usr/bin:/bin"], timeout: .seconds(20))
-        guard output.succeeded else { throw FixtureError.commandFailed(command: "chown -R \(uid):\(gid) \(path)", output: output) }
+        guard output.succeeded else {
+            throw FixtureError.commandFailed(command: "chown -R \(uid):\(gid) \(path)", output: output)
+        }
     }
 
     /// Whether the user may read and run the file at `path` (every directory above it
     /// searchable), checked by running `test` as the user.
     package func canExecute(_ path: String) -> Bool {
         guard let (program, arguments) = try? command("test", ["-r", path, "-a", "-x", path]) else { return false }
-        return (try? ChildProcess.run(program, arguments, environment: ["PATH": "/usr/bin:/bin"], timeout: .seconds(10)).succeeded) == true
+        return
+            (try? ChildProcess.run(program, arguments, environment: ["PATH": "/usr/bin:/bin"], timeout: .seconds(10))
+            .succeeded) == true
     }
 }

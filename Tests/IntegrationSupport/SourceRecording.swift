@@ -71,7 +71,8 @@ package final class SourceRecording {
     }
 
     /// Records `count` samples of `source` and stops.
-    package static func record(_ count: Int, from source: String = AudioDevices.microphone, in session: TestSession) throws
+    package static func record(_ count: Int, from source: String = AudioDevices.microphone, in session: TestSession)
+        throws
         -> [Int16]
     {
         let recording = try SourceRecording(from: source, in: session)

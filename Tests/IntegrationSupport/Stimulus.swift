@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The known input of every recording test: a 440 Hz sine at half full scale,
@@ -90,7 +90,8 @@ package final class Stimulus {
         writerFinished = startWriter(to: pacat.standardInput!)
         try waitUntil("the stimulus stream plays into \(sink)", timeout: timeout) {
             if let ended = pacat.termination {
-                throw FixtureError.exitedEarly("pacat", termination: ended, log: session.log("stimulus-\(Int(frequency))"))
+                throw FixtureError.exitedEarly(
+                    "pacat", termination: ended, log: session.log("stimulus-\(Int(frequency))"))
             }
             return try streamCount() > 0
         }

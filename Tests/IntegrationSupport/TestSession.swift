@@ -134,7 +134,9 @@ package final class TestSession {
     }
 
     /// Runs a short command in the session's environment and returns its output.
-    package func run(_ executable: String, _ arguments: [String], timeout: Duration = .seconds(10)) throws -> CommandOutput {
+    package func run(_ executable: String, _ arguments: [String], timeout: Duration = .seconds(10)) throws
+        -> CommandOutput
+    {
         let (program, programArguments) = try command(executable, arguments)
         return try ChildProcess.run(program, programArguments, environment: environment, timeout: timeout)
     }
@@ -174,7 +176,8 @@ package final class TestSession {
     /// Removes the memo directory and the saved settings, so every test starts from a new
     /// user's state; voicememod creates both again.
     package func resetUserData() throws {
-        for directory in [memoDirectory, settingsDirectory] where FileManager.default.fileExists(atPath: directory.path) {
+        for directory in [memoDirectory, settingsDirectory] where FileManager.default.fileExists(atPath: directory.path)
+        {
             try FileManager.default.removeItem(at: directory)
         }
     }

@@ -58,7 +58,8 @@ final class CallerCredentialsTests: RecorderTestCase {
                 arguments: [.string(VoiceMemoProxy.interface.rawValue), .string("Format"), .variant(.string(format))])
         }
         let reply = try connection.call(
-            destination: VoiceMemoProxy.busName, path: VoiceMemoProxy.path, interface: .properties, member: MemberName("Get"),
+            destination: VoiceMemoProxy.busName, path: VoiceMemoProxy.path, interface: .properties,
+            member: MemberName("Get"),
             arguments: [.string(VoiceMemoProxy.interface.rawValue), .string("Format")])
         XCTAssertEqual(reply.first?.variant, .string("flac"), "the last Set sent is the last applied")
 

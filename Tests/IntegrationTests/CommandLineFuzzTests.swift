@@ -25,7 +25,9 @@ final class CommandLineFuzzTests: RecorderTestCase {
             "record", "stop", "pause", "resume", "toggle", "cancel", "status", "meter", "watch", "list", "play",
             "rename", "delete", "peaks",
         ]
-        static let oddCommands = ["help", "--help", "-h", "", "recordx", "RECORD", "-", "--", "--format", "🎙️", "stop\n"]
+        static let oddCommands = [
+            "help", "--help", "-h", "", "recordx", "RECORD", "-", "--", "--format", "🎙️", "stop\n",
+        ]
         static let options = [
             "format", "rate", "channels", "quality", "title", "source", "duration", "at", "json", "help", "nope", "",
             "count",
@@ -46,15 +48,22 @@ final class CommandLineFuzzTests: RecorderTestCase {
         mutating func value() -> String {
             switch Int.random(in: 0..<10, using: &random) {
             case 0:
-                return String((0..<Int.random(in: 1...30, using: &random)).map { _ in Character(String(Int.random(in: 0...9, using: &random))) })
+                return String(
+                    (0..<Int.random(in: 1...30, using: &random)).map { _ in
+                        Character(String(Int.random(in: 0...9, using: &random)))
+                    })
             case 1:
-                return String(String.UnicodeScalarView((0..<Int.random(in: 1...20, using: &random)).map { _ in
-                    UnicodeScalar(UInt8.random(in: 1...127, using: &random))
-                }))
+                return String(
+                    String.UnicodeScalarView(
+                        (0..<Int.random(in: 1...20, using: &random)).map { _ in
+                            UnicodeScalar(UInt8.random(in: 1...127, using: &random))
+                        }))
             case 2:
-                return String(String.UnicodeScalarView((0..<Int.random(in: 1...10, using: &random)).compactMap { _ in
-                    UnicodeScalar(UInt32.random(in: 0x80...0x10FFFF, using: &random))
-                }))
+                return String(
+                    String.UnicodeScalarView(
+                        (0..<Int.random(in: 1...10, using: &random)).compactMap { _ in
+                            UnicodeScalar(UInt32.random(in: 0x80...0x10FFFF, using: &random))
+                        }))
             case 3 where !memoIDs.isEmpty:
                 let id = memoIDs.randomElement(using: &random)!
                 return String(id.prefix(Int.random(in: 1...id.count, using: &random)))
@@ -78,7 +87,8 @@ final class CommandLineFuzzTests: RecorderTestCase {
         ]
 
         mutating func next() -> [String] {
-            let command = Int.random(in: 0..<10, using: &random) == 0
+            let command =
+                Int.random(in: 0..<10, using: &random) == 0
                 ? Self.oddCommands.randomElement(using: &random)!
                 : Self.commands.randomElement(using: &random)!
             var words = [command]
@@ -88,9 +98,11 @@ final class CommandLineFuzzTests: RecorderTestCase {
             }
             let own = Self.ownOptions[command] ?? []
             // Commands without options mostly get none, or every line would be a usage error.
-            let tokens = own.isEmpty && Int.random(in: 0..<3, using: &random) > 0 ? 0 : Int.random(in: 0...3, using: &random)
+            let tokens =
+                own.isEmpty && Int.random(in: 0..<3, using: &random) > 0 ? 0 : Int.random(in: 0...3, using: &random)
             for _ in 0..<tokens {
-                let option = !own.isEmpty && Int.random(in: 0..<4, using: &random) > 0
+                let option =
+                    !own.isEmpty && Int.random(in: 0..<4, using: &random) > 0
                     ? own.randomElement(using: &random)!
                     : Self.options.randomElement(using: &random)!
                 switch Int.random(in: 0..<20, using: &random) {
@@ -167,13 +179,18 @@ final class CommandLineFuzzTests: RecorderTestCase {
             let status = outcome.termination.status
             statuses[status, default: 0] += 1
             // A live view stopped by the test may end of the SIGTERM itself (watch has no handler).
-            let isAccepted = accepted.contains(status) || (outcome.wasStopped && outcome.termination == .signalled(SIGTERM))
+            let isAccepted =
+                accepted.contains(status) || (outcome.wasStopped && outcome.termination == .signalled(SIGTERM))
             guard isAccepted else {
-                XCTFail("seed \(seed), line \(index): \(outcome.commandLine) \(outcome.termination); stderr: \(outcome.stderr.prefix(500))")
+                XCTFail(
+                    "seed \(seed), line \(index): \(outcome.commandLine) \(outcome.termination); stderr: \(outcome.stderr.prefix(500))"
+                )
                 break
             }
         }
-        print("CLI fuzz, seed \(seed): \(ran) of \(count) lines in \(ContinuousClock.now - started); statuses \(statuses.sorted { $0.key < $1.key })")
+        print(
+            "CLI fuzz, seed \(seed): \(ran) of \(count) lines in \(ContinuousClock.now - started); statuses \(statuses.sorted { $0.key < $1.key })"
+        )
         return statuses
     }
 
@@ -198,14 +215,18 @@ final class CommandLineFuzzTests: RecorderTestCase {
         let seenBefore = recorder.received.count
         let record = try fixture.voicememo(["record", "--format", "wav", "--duration", "0.5"])
         XCTAssertEqual(record.status, 0, "\(record)")
-        let memo = ObjectPath(String(try XCTUnwrap(record.stdout.split(separator: " ").last?.trimmingCharacters(in: .newlines))))
+        let memo = ObjectPath(
+            String(try XCTUnwrap(record.stdout.split(separator: " ").last?.trimmingCharacters(in: .newlines))))
         let finished = try recorder.waitForSignal("RecordingFinished", timeout: .seconds(5), seenBefore: seenBefore) {
             $0.arguments.first?.objectPath == memo
         }
-        let about = recorder.received.filter { $0.arguments.first?.objectPath == memo }.map { "\($0.member) \($0.arguments)" }
+        let about = recorder.received.filter { $0.arguments.first?.objectPath == memo }.map {
+            "\($0.member) \($0.arguments)"
+        }
         XCTAssertEqual(finished.arguments.last?.boolean, true, "signals about the memo: \(about)")
         XCTAssertEqual(
-            try SoundFileReader(path: recorder.file(of: memo).path).duration, 0.5, accuracy: 0.01, "signals about the memo: \(about)")
+            try SoundFileReader(path: recorder.file(of: memo).path).duration, 0.5, accuracy: 0.01,
+            "signals about the memo: \(about)")
 
         XCTAssertEqual(daemon.stop(), .exited(0))
         let alone = try fuzz(count: 100, seed: seed &+ 1, accepted: [0, 64, 69])

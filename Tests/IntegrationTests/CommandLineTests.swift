@@ -25,7 +25,9 @@ final class CommandLineTests: IntegrationTestCase {
 
     func testRecordWithOptionsThenStatusThenStop() throws {
         var span = RecordingSpan()
-        let record = try span.start { try voicememo("record", "--format", "wav", "--rate", "16000", "--title", "From the CLI") }
+        let record = try span.start {
+            try voicememo("record", "--format", "wav", "--rate", "16000", "--title", "From the CLI")
+        }
         XCTAssertEqual(record.status, 0, "\(record)")
         XCTAssertTrue(record.stdout.hasPrefix("Recording \(Contract.memoParentPath)/"), record.stdout)
 
@@ -71,7 +73,10 @@ final class CommandLineTests: IntegrationTestCase {
     }
 
     func testEverySubcommandHasHelp() throws {
-        for command in ["record", "stop", "pause", "resume", "toggle", "cancel", "status", "meter", "watch", "list", "peaks", "play", "rename", "delete"] {
+        for command in [
+            "record", "stop", "pause", "resume", "toggle", "cancel", "status", "meter", "watch", "list", "peaks",
+            "play", "rename", "delete",
+        ] {
             let output = try voicememo(command, "--help")
             XCTAssertEqual(output.status, 0)
             XCTAssertTrue(output.stdout.contains("Usage: voicememo \(command)"), output.stdout)
@@ -97,7 +102,9 @@ final class CommandLineTests: IntegrationTestCase {
 
         let others = memos.dropFirst().compactMap { $0["id"] as? String }
         let prefix = try XCTUnwrap(
-            (1...newest.count).map { String(newest.prefix($0)) }.first { prefix in !others.contains { $0.hasPrefix(prefix) } })
+            (1...newest.count).map { String(newest.prefix($0)) }.first { prefix in
+                !others.contains { $0.hasPrefix(prefix) }
+            })
         XCTAssertLessThan(prefix.count, newest.count, "a shorter prefix than the whole id picks the memo")
         XCTAssertEqual(try voicememo("rename", prefix, "Standup notes").status, 0)
         let text = try voicememo("list")
@@ -121,9 +128,11 @@ final class CommandLineTests: IntegrationTestCase {
     /// apart; against an old memo a short prefix picks the new one.
     private func makeTheOnlyMemoAnOldOne() throws {
         let directory = fixture.session.memoDirectory
-        let name = try XCTUnwrap(FileManager.default.contentsOfDirectory(atPath: directory.path).first { !$0.hasPrefix(".") })
+        let name = try XCTUnwrap(
+            FileManager.default.contentsOfDirectory(atPath: directory.path).first { !$0.hasPrefix(".") })
         let old = "2000-01-01 09.00.00." + (name as NSString).pathExtension
-        try FileManager.default.moveItem(at: directory.appendingPathComponent(name), to: directory.appendingPathComponent(old))
+        try FileManager.default.moveItem(
+            at: directory.appendingPathComponent(name), to: directory.appendingPathComponent(old))
         try waitUntil("the daemon lists the renamed memo", timeout: .seconds(5)) {
             try self.voicememo("list", "--json").stdout.contains("\"20000101T090000\"")
         }

@@ -20,17 +20,26 @@ final class ContractTests: IntegrationTestCase {
         var lines: [String] = []
         for child in element.children?.compactMap({ $0 as? XMLElement }) ?? [] {
             let name = child.attribute(forName: "name")?.stringValue ?? "?"
-            func attribute(_ element: XMLElement, _ key: String) -> String { element.attribute(forName: key)?.stringValue ?? "" }
+            func attribute(_ element: XMLElement, _ key: String) -> String {
+                element.attribute(forName: key)?.stringValue ?? ""
+            }
             let arguments = (child.elements(forName: "arg")).map { argument in
-                let direction = child.name == "method" ? (attribute(argument, "direction").isEmpty ? "in" : attribute(argument, "direction")) + " " : ""
+                let direction =
+                    child.name == "method"
+                    ? (attribute(argument, "direction").isEmpty ? "in" : attribute(argument, "direction")) + " " : ""
                 return direction + attribute(argument, "type") + " " + attribute(argument, "name")
             }
-            let annotations = child.elements(forName: "annotation").map { "\(attribute($0, "name"))=\(attribute($0, "value"))" }
+            let annotations = child.elements(forName: "annotation").map {
+                "\(attribute($0, "name"))=\(attribute($0, "value"))"
+            }
             switch child.name {
             case "property":
-                lines.append("property \(name) \(attribute(child, "type")) \(attribute(child, "access")) \(annotations.sorted())")
+                lines.append(
+                    "property \(name) \(attribute(child, "type")) \(attribute(child, "access")) \(annotations.sorted())"
+                )
             default:
-                lines.append("\(child.name ?? "?") \(name)(\(arguments.joined(separator: ", "))) \(annotations.sorted())")
+                lines.append(
+                    "\(child.name ?? "?") \(name)(\(arguments.joined(separator: ", "))) \(annotations.sorted())")
             }
         }
         return lines.sorted()
@@ -44,12 +53,16 @@ final class ContractTests: IntegrationTestCase {
                 interface: InterfaceName("org.freedesktop.DBus.Introspectable"), member: MemberName("Introspect")
             ).first?.string)
 
-        let expected = try members(of: Contract.recorderInterface.rawValue, inXML: String(contentsOf: shippedXML, encoding: .utf8))
+        let expected = try members(
+            of: Contract.recorderInterface.rawValue, inXML: String(contentsOf: shippedXML, encoding: .utf8))
         XCTAssertEqual(try members(of: Contract.recorderInterface.rawValue, inXML: live), expected)
         XCTAssertEqual(
             expected.count, 11 + 7 + 15,
-            "9 methods, 7 signals, 12 properties of the contract, WatchLevels, UnwatchLevels, NotificationsEnabled, TrayEnabled and SkipSilence")
-        for standard in ["org.freedesktop.DBus.Properties", "org.freedesktop.DBus.Introspectable", "org.freedesktop.DBus.Peer"] {
+            "9 methods, 7 signals, 12 properties of the contract, WatchLevels, UnwatchLevels, NotificationsEnabled, TrayEnabled and SkipSilence"
+        )
+        for standard in [
+            "org.freedesktop.DBus.Properties", "org.freedesktop.DBus.Introspectable", "org.freedesktop.DBus.Peer",
+        ] {
             XCTAssertTrue(live.contains("<interface name=\"\(standard)\">"), standard)
         }
     }
@@ -67,7 +80,8 @@ final class ContractTests: IntegrationTestCase {
         let shipped = try String(contentsOf: shippedXML, encoding: .utf8)
         let expected = try members(of: Contract.memoInterface.rawValue, inXML: shipped)
         XCTAssertEqual(try members(of: Contract.memoInterface.rawValue, inXML: live), expected)
-        XCTAssertEqual(expected.count, 5 + 9, "5 methods (with the additions DeletePermanently and Peaks) and 9 properties")
+        XCTAssertEqual(
+            expected.count, 5 + 9, "5 methods (with the additions DeletePermanently and Peaks) and 9 properties")
         let root = try XCTUnwrap(
             connection.call(
                 destination: Contract.busName, path: Contract.recorderPath,
@@ -78,12 +92,15 @@ final class ContractTests: IntegrationTestCase {
 
     /// `data/org.example.VoiceMemo.xml` in this checkout.
     private var shippedXML: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
             .appendingPathComponent("data/\(Contract.recorderInterface).xml")
     }
 
     func testBusctlIntrospectListsTheContract() throws {
-        let output = try fixture.session.busctl(["introspect", Contract.busName.rawValue, Contract.recorderPath.rawValue])
+        let output = try fixture.session.busctl([
+            "introspect", Contract.busName.rawValue, Contract.recorderPath.rawValue,
+        ])
         XCTAssertTrue(output.succeeded, "\(output)")
         for member in [".RecordWithOptions", ".Toggle", ".CurrentTime", ".RecordingFinished", ".Levels"] {
             XCTAssertTrue(output.stdout.contains(member), "busctl introspect shows \(member)")
@@ -101,7 +118,8 @@ final class ContractTests: IntegrationTestCase {
     func testNoSessionBusIsAClearFailure() throws {
         let output = try ChildProcess.run(
             BuildProducts.voicememod().path, [],
-            environment: fixture.session.environment.merging(["DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent/bus"]) { $1 },
+            environment: fixture.session.environment.merging(["DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent/bus"])
+            { $1 },
             timeout: .seconds(5))
         XCTAssertEqual(output.status, 1)
         XCTAssertTrue(output.stderr.contains("cannot connect to the session bus"), output.stderr)

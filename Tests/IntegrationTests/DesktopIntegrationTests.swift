@@ -32,10 +32,12 @@ final class DesktopIntegrationTests: IntegrationTestCase {
             contentsOf: Self.repository.appendingPathComponent("data/\(Contract.busName).service"), encoding: .utf8)
         let binaries = try BuildProducts.voicememod().deletingLastPathComponent().path
         try template.replacingOccurrences(of: "@bindir@", with: binaries)
-            .write(to: services.appendingPathComponent("\(Contract.busName).service"), atomically: true, encoding: .utf8)
+            .write(
+                to: services.appendingPathComponent("\(Contract.busName).service"), atomically: true, encoding: .utf8)
         // Its own memo directory, apart from the fixture's daemon on the main bus.
         let data = try scratchDirectory("activated-data")
-        let bus = try ActivationBus(session: session, serviceDirectory: services, environment: ["XDG_DATA_HOME": data.path])
+        let bus = try ActivationBus(
+            session: session, serviceDirectory: services, environment: ["XDG_DATA_HOME": data.path])
         defer { bus.close() }
         XCTAssertFalse(try bus.nameHasOwner(Contract.busName.rawValue), "no daemon runs before the first call")
 
@@ -48,7 +50,8 @@ final class DesktopIntegrationTests: IntegrationTestCase {
 
         try waitUntil("a second is recorded", timeout: .seconds(5), pollingEvery: .milliseconds(100)) {
             let time = try bus.busctl(["get-property"] + recorder + ["CurrentTime"]).stdout
-            return (Double(time.split(separator: " ").last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 0) >= 1
+            return (Double(time.split(separator: " ").last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 0)
+                >= 1
         }
         let stop = try bus.busctl(["call"] + recorder + ["Stop"])
         XCTAssertEqual(stop.status, 0, "\(stop)")
@@ -59,22 +62,23 @@ final class DesktopIntegrationTests: IntegrationTestCase {
     // MARK: 2. make install / uninstall
 
     /// Where `make install PREFIX=/usr` puts things, as the Makefile documents.
-    private static let installedFiles = [
-        "etc/xdg/autostart/voicememo.desktop",
-        "usr/bin/voicememo",
-        "usr/bin/voicememod",
-        "usr/lib/systemd/user/voicememo.service",
-        "usr/share/applications/\(Contract.applicationID).desktop",
-        "usr/share/bash-completion/completions/voicememo",
-        "usr/share/dbus-1/interfaces/\(Contract.recorderInterface).xml",
-        "usr/share/dbus-1/services/\(Contract.busName).service",
-        "usr/share/doc/voicememo/examples/polybar-voicememo.ini",
-        "usr/share/doc/voicememo/examples/waybar-voicememo.css",
-        "usr/share/doc/voicememo/examples/waybar-voicememo.jsonc",
-    ] + trayIcons.map { "usr/share/icons/hicolor/scalable/status/\($0).svg" } + [
-        "usr/share/man/man1/voicememo.1",
-        "usr/share/man/man1/voicememod.1",
-    ]
+    private static let installedFiles =
+        [
+            "etc/xdg/autostart/voicememo.desktop",
+            "usr/bin/voicememo",
+            "usr/bin/voicememod",
+            "usr/lib/systemd/user/voicememo.service",
+            "usr/share/applications/\(Contract.applicationID).desktop",
+            "usr/share/bash-completion/completions/voicememo",
+            "usr/share/dbus-1/interfaces/\(Contract.recorderInterface).xml",
+            "usr/share/dbus-1/services/\(Contract.busName).service",
+            "usr/share/doc/voicememo/examples/polybar-voicememo.ini",
+            "usr/share/doc/voicememo/examples/waybar-voicememo.css",
+            "usr/share/doc/voicememo/examples/waybar-voicememo.jsonc",
+        ] + trayIcons.map { "usr/share/icons/hicolor/scalable/status/\($0).svg" } + [
+            "usr/share/man/man1/voicememo.1",
+            "usr/share/man/man1/voicememod.1",
+        ]
 
     /// The tray item's icons (issue 16): each state, in colour and symbolic.
     private static let trayIcons = ["idle", "interrupted", "paused", "recording", "scheduled"].flatMap {
@@ -115,7 +119,9 @@ final class DesktopIntegrationTests: IntegrationTestCase {
         XCTAssertTrue(activation.contains("\nSystemdService=voicememo.service\n"), activation)
         let unit = try String(
             contentsOf: destination.appendingPathComponent("usr/lib/systemd/user/voicememo.service"), encoding: .utf8)
-        for line in ["Type=dbus", "BusName=\(Contract.busName)", "ExecStart=/usr/bin/voicememod", "Restart=on-abnormal"] {
+        for line in [
+            "Type=dbus", "BusName=\(Contract.busName)", "ExecStart=/usr/bin/voicememod", "Restart=on-abnormal",
+        ] {
             XCTAssertTrue(unit.contains("\n\(line)\n"), "unit has \(line)")
         }
         for name in Self.installedFiles where !name.hasPrefix("usr/bin/") {
@@ -124,8 +130,11 @@ final class DesktopIntegrationTests: IntegrationTestCase {
             XCTAssertFalse(text.contains("/home/") || text.contains("/root/"), "\(name) names a home directory")
         }
 
-        for desktopFile in ["etc/xdg/autostart/voicememo.desktop", "usr/share/applications/\(Contract.applicationID).desktop"] {
-            let validation = try session.run("desktop-file-validate", [destination.appendingPathComponent(desktopFile).path])
+        for desktopFile in [
+            "etc/xdg/autostart/voicememo.desktop", "usr/share/applications/\(Contract.applicationID).desktop",
+        ] {
+            let validation = try session.run(
+                "desktop-file-validate", [destination.appendingPathComponent(desktopFile).path])
             XCTAssertEqual(validation.status, 0, "\(desktopFile): \(validation)")
             XCTAssertEqual(validation.stdout + validation.stderr, "", "\(desktopFile) validates without hints")
         }
@@ -136,7 +145,9 @@ final class DesktopIntegrationTests: IntegrationTestCase {
         let prefixInstall = try make(["install", "PREFIX=\(prefix.path)/usr", "SYSCONFDIR=\(prefix.path)/etc"])
         XCTAssertEqual(prefixInstall.status, 0, "\(prefixInstall)")
         let unitPath = prefix.appendingPathComponent("usr/lib/systemd/user/voicememo.service").path
-        XCTAssertTrue(try String(contentsOfFile: unitPath, encoding: .utf8).contains("ExecStart=\(prefix.path)/usr/bin/voicememod\n"))
+        XCTAssertTrue(
+            try String(contentsOfFile: unitPath, encoding: .utf8).contains(
+                "ExecStart=\(prefix.path)/usr/bin/voicememod\n"))
         // --user needs XDG_RUNTIME_DIR (there is no user manager here); MANPATH lets it
         // check Documentation=man:voicememod(1) against the installed page.
         let verify = try ChildProcess.run(
@@ -157,18 +168,22 @@ final class DesktopIntegrationTests: IntegrationTestCase {
     /// cache over them (in a copy: the DESTDIR tree stays exactly what was installed).
     private func assertIconThemeIsValid(_ installed: URL, file: StaticString = #filePath, line: UInt = #line) throws {
         let index = try String(contentsOfFile: "/usr/share/icons/hicolor/index.theme", encoding: .utf8)
-        XCTAssertTrue(index.contains("\n[scalable/status]\n"), "hicolor declares scalable/status", file: file, line: line)
+        XCTAssertTrue(
+            index.contains("\n[scalable/status]\n"), "hicolor declares scalable/status", file: file, line: line)
         let copy = try scratchDirectory("icon-theme").appendingPathComponent("hicolor")
         try FileManager.default.copyItem(at: installed, to: copy)
         try FileManager.default.copyItem(
-            at: URL(fileURLWithPath: "/usr/share/icons/hicolor/index.theme"), to: copy.appendingPathComponent("index.theme"))
+            at: URL(fileURLWithPath: "/usr/share/icons/hicolor/index.theme"),
+            to: copy.appendingPathComponent("index.theme"))
         let build = try session.run("gtk-update-icon-cache", ["--force", copy.path])
         XCTAssertEqual(build.status, 0, "\(build)", file: file, line: line)
         let validate = try session.run("gtk-update-icon-cache", ["--validate", copy.path])
         XCTAssertEqual(validate.status, 0, "\(validate)", file: file, line: line)
         for name in Self.trayIcons {
-            let svg = try String(contentsOf: installed.appendingPathComponent("scalable/status/\(name).svg"), encoding: .utf8)
-            XCTAssertTrue(svg.hasPrefix("<svg xmlns=\"http://www.w3.org/2000/svg\""), "\(name) is an SVG", file: file, line: line)
+            let svg = try String(
+                contentsOf: installed.appendingPathComponent("scalable/status/\(name).svg"), encoding: .utf8)
+            XCTAssertTrue(
+                svg.hasPrefix("<svg xmlns=\"http://www.w3.org/2000/svg\""), "\(name) is an SVG", file: file, line: line)
         }
         // The uninstalled theme the daemon offers as IconThemePath has the same icons.
         let uninstalled = Self.repository.appendingPathComponent("data/icons/hicolor/scalable/status")
@@ -189,7 +204,8 @@ final class DesktopIntegrationTests: IntegrationTestCase {
         let output = try session.run("playerctl", ["-p", "voicememo"] + arguments)
         XCTAssertEqual(output.status, 0, "playerctl \(arguments): \(output)", line: line)
         // Object paths come out GVariant-quoted.
-        return output.stdout.trimmingCharacters(in: .whitespacesAndNewlines).trimmingCharacters(in: CharacterSet(charactersIn: "'"))
+        return output.stdout.trimmingCharacters(in: .whitespacesAndNewlines).trimmingCharacters(
+            in: CharacterSet(charactersIn: "'"))
     }
 
     private func position() throws -> Double {
@@ -202,7 +218,9 @@ final class DesktopIntegrationTests: IntegrationTestCase {
         return try titles.map { title in
             let memo = try recorder.recordWithOptions(
                 ["format": .string("wav"), "title": .string(title), "duration": .double(seconds)])
-            try recorder.waitForSignal("RecordingFinished", timeout: .seconds(seconds + 5)) { $0.arguments.first?.objectPath == memo }
+            try recorder.waitForSignal("RecordingFinished", timeout: .seconds(seconds + 5)) {
+                $0.arguments.first?.objectPath == memo
+            }
             return memo
         }
     }
@@ -221,7 +239,9 @@ final class DesktopIntegrationTests: IntegrationTestCase {
 
         /// Waits for a signal `member` satisfying `condition`, reading at most until `timeout`.
         @discardableResult
-        func wait(for member: String, timeout: Duration = .seconds(5), where condition: (BusSignal) -> Bool) throws -> BusSignal {
+        func wait(for member: String, timeout: Duration = .seconds(5), where condition: (BusSignal) -> Bool) throws
+            -> BusSignal
+        {
             func matches(_ signal: BusSignal) -> Bool { signal.member.rawValue == member && condition(signal) }
             if let index = received[consumed...].firstIndex(where: matches) {
                 consumed = index + 1
@@ -245,7 +265,10 @@ final class DesktopIntegrationTests: IntegrationTestCase {
 
         /// Every PlaybackStatus announced so far.
         var statuses: [String] {
-            received.compactMap { $0.member.rawValue == "PropertiesChanged" ? $0.arguments[1].stringDictionary?["PlaybackStatus"]?.string : nil }
+            received.compactMap {
+                $0.member.rawValue == "PropertiesChanged"
+                    ? $0.arguments[1].stringDictionary?["PlaybackStatus"]?.string : nil
+            }
         }
     }
 
@@ -267,9 +290,12 @@ final class DesktopIntegrationTests: IntegrationTestCase {
         XCTAssertEqual(try playerctlValue("metadata", "mpris:trackid"), memos[1].rawValue)
         XCTAssertEqual(try XCTUnwrap(Double(playerctlValue("metadata", "mpris:length"))), 3_000_000, accuracy: 100_000)
         let url = try playerctlValue("metadata", "xesam:url")
-        XCTAssertTrue(url.hasPrefix("file://" + session.memoDirectory.path) && url.hasSuffix("%20Newest%20memo.wav"), url)
+        XCTAssertTrue(
+            url.hasPrefix("file://" + session.memoDirectory.path) && url.hasSuffix("%20Newest%20memo.wav"), url)
         let started = try position()
-        try waitUntil("the position advances", timeout: .seconds(3), pollingEvery: .milliseconds(100)) { try position() >= started + 0.5 }
+        try waitUntil("the position advances", timeout: .seconds(3), pollingEvery: .milliseconds(100)) {
+            try position() >= started + 0.5
+        }
 
         XCTAssertEqual(try playerctl("pause").status, 0)
         try signals.waitForStatus("Paused")
@@ -286,7 +312,9 @@ final class DesktopIntegrationTests: IntegrationTestCase {
         XCTAssertEqual(try playerctl("play").status, 0, "Play resumes")
         try signals.waitForStatus("Playing")
         XCTAssertEqual(try position(), held, accuracy: 0.3, "resumed where it paused")
-        try waitUntil("the position advances again", timeout: .seconds(3), pollingEvery: .milliseconds(100)) { try position() >= held + 0.3 }
+        try waitUntil("the position advances again", timeout: .seconds(3), pollingEvery: .milliseconds(100)) {
+            try position() >= held + 0.3
+        }
 
         XCTAssertEqual(try playerctl("stop").status, 0)
         try signals.waitForStatus("Stopped")
@@ -300,7 +328,9 @@ final class DesktopIntegrationTests: IntegrationTestCase {
         let loud = heard.enumerated().filter { abs($0.element) > 0.05 }.map(\.offset)
         let first = try XCTUnwrap(loud.first)
         let tone = Array(heard[first..<min(first + Stimulus.sampleRate / 2, heard.count)])
-        XCTAssertEqual(AudioAnalysis.dominantFrequency(tone, sampleRate: Stimulus.sampleRate), Stimulus.frequency, accuracy: 440 * 0.02)
+        XCTAssertEqual(
+            AudioAnalysis.dominantFrequency(tone, sampleRate: Stimulus.sampleRate), Stimulus.frequency,
+            accuracy: 440 * 0.02)
         XCTAssertEqual(AudioAnalysis.rmsDBFS(tone), fixture.stimulus.rmsDBFS, accuracy: 1.5)
     }
 
@@ -342,10 +372,13 @@ final class DesktopIntegrationTests: IntegrationTestCase {
         }
         XCTAssertEqual(try playerctlValue("status"), "Paused", "Next keeps a paused player paused")
         XCTAssertEqual(try playerctl("next").status, 0)
-        try waitUntil("Next reaches the oldest memo", timeout: .seconds(3)) { try playerctlValue("metadata", "xesam:title") == "First" }
+        try waitUntil("Next reaches the oldest memo", timeout: .seconds(3)) {
+            try playerctlValue("metadata", "xesam:title") == "First"
+        }
         // At the oldest memo there is no Next (CanGoNext false): the call changes nothing.
         let canGoNext = try session.busctl([
-            "get-property", "org.mpris.MediaPlayer2.voicememo", "/org/mpris/MediaPlayer2", "org.mpris.MediaPlayer2.Player", "CanGoNext",
+            "get-property", "org.mpris.MediaPlayer2.voicememo", "/org/mpris/MediaPlayer2",
+            "org.mpris.MediaPlayer2.Player", "CanGoNext",
         ])
         XCTAssertEqual(canGoNext.stdout, "b false\n")
         _ = try playerctl("next")
@@ -387,7 +420,8 @@ final class DesktopIntegrationTests: IntegrationTestCase {
 
     /// The `exec` command of the shipped waybar module, read from the JSONC file as is.
     private func waybarModule() throws -> [String: Any] {
-        let text = try String(contentsOf: Self.repository.appendingPathComponent("data/waybar-voicememo.jsonc"), encoding: .utf8)
+        let text = try String(
+            contentsOf: Self.repository.appendingPathComponent("data/waybar-voicememo.jsonc"), encoding: .utf8)
         let json = text.split(separator: "\n", omittingEmptySubsequences: false)
             .filter { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("//") }.joined(separator: "\n")
         let root = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
@@ -407,9 +441,11 @@ final class DesktopIntegrationTests: IntegrationTestCase {
     /// Stops a panel command and the processes of its pipeline (`sh -c` forks them when it
     /// does not exec), children first, so the test leaves nothing running.
     private func terminatePanelCommand(_ shell: ChildProcess) {
-        let children = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap { entry -> pid_t? in
-            guard let pid = pid_t(entry), let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
-                  let close = stat.lastIndex(of: ")")
+        let children = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap {
+            entry -> pid_t? in
+            guard let pid = pid_t(entry),
+                let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                let close = stat.lastIndex(of: ")")
             else { return nil }
             // Fields after "(comm)": state, then the parent's pid.
             let fields = stat[stat.index(after: close)...].split(separator: " ")
@@ -419,7 +455,8 @@ final class DesktopIntegrationTests: IntegrationTestCase {
         shell.terminate()
         for child in children {
             try? waitUntil("panel pipeline process \(child) exits", timeout: .seconds(3)) {
-                kill(child, 0) != 0 || (try? String(contentsOfFile: "/proc/\(child)/stat", encoding: .utf8))?.contains(") Z ") == true
+                kill(child, 0) != 0
+                    || (try? String(contentsOfFile: "/proc/\(child)/stat", encoding: .utf8))?.contains(") Z ") == true
             }
         }
     }
@@ -440,14 +477,21 @@ final class DesktopIntegrationTests: IntegrationTestCase {
         try waitUntil("the module prints its first line", timeout: .seconds(5)) { !lines(of: output).isEmpty }
         let recorder = try VoiceMemoProxy(session: session)
         try recorder.call("Record")
-        try waitUntil("a recording line appears", timeout: .seconds(5)) { lines(of: output).contains { $0.contains("\"class\":\"recording\"") } }
+        try waitUntil("a recording line appears", timeout: .seconds(5)) {
+            lines(of: output).contains { $0.contains("\"class\":\"recording\"") }
+        }
         try recorder.call("Pause")
-        try waitUntil("a paused line appears", timeout: .seconds(5)) { lines(of: output).contains { $0.contains("\"class\":\"paused\"") } }
+        try waitUntil("a paused line appears", timeout: .seconds(5)) {
+            lines(of: output).contains { $0.contains("\"class\":\"paused\"") }
+        }
         try recorder.call("Stop")
-        try waitUntil("an idle line follows", timeout: .seconds(5)) { lines(of: output).last?.contains("\"class\":\"idle\"") == true }
+        try waitUntil("an idle line follows", timeout: .seconds(5)) {
+            lines(of: output).last?.contains("\"class\":\"idle\"") == true
+        }
 
         let objects = try lines(of: output).map { line in
-            try XCTUnwrap(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "not a JSON object: \(line)")
+            try XCTUnwrap(
+                JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "not a JSON object: \(line)")
         }
         for object in objects {
             XCTAssertNotNil(object["text"] as? String)
@@ -461,7 +505,8 @@ final class DesktopIntegrationTests: IntegrationTestCase {
     }
 
     func testTheShippedPolybarModulePrintsTheStateText() throws {
-        let text = try String(contentsOf: Self.repository.appendingPathComponent("data/polybar-voicememo.ini"), encoding: .utf8)
+        let text = try String(
+            contentsOf: Self.repository.appendingPathComponent("data/polybar-voicememo.ini"), encoding: .utf8)
         let exec = try XCTUnwrap(text.split(separator: "\n").first { $0.hasPrefix("exec = ") })
         let (watch, output) = try launchPanelCommand(String(exec.dropFirst("exec = ".count)), name: "polybar-exec")
         defer { terminatePanelCommand(watch) }

@@ -17,8 +17,9 @@ final class FixtureSmokeTests: IntegrationTestCase {
         let level = AudioAnalysis.rmsDBFS(signal)
         let frequency = AudioAnalysis.dominantFrequency(signal, sampleRate: Stimulus.sampleRate)
         let exactRun = AudioAnalysis.alignedExactRun(recorded: recorded, period: stimulus.samples)
-        print("fixture start-up \(fixture.startupDuration); recorded \(level) dBFS (stimulus \(stimulus.rmsDBFS)),",
-              "\(frequency) Hz, exact run \(exactRun) of \(recorded.count) samples")
+        print(
+            "fixture start-up \(fixture.startupDuration); recorded \(level) dBFS (stimulus \(stimulus.rmsDBFS)),",
+            "\(frequency) Hz, exact run \(exactRun) of \(recorded.count) samples")
 
         XCTAssertEqual(level, stimulus.rmsDBFS, accuracy: 0.5)
         XCTAssertEqual(frequency, stimulus.frequency, accuracy: stimulus.frequency * 0.01)
@@ -109,7 +110,8 @@ final class FixtureSmokeTests: IntegrationTestCase {
         XCTAssertThrowsError(try Executable.find("voicememo-no-such-program")) { error in
             XCTAssertTrue("\(error)".contains("'voicememo-no-such-program' was not found"), "\(error)")
         }
-        let programs = ["dbus-daemon", "pulseaudio", "pactl", "pacat", "parecord", "busctl"]
+        let programs =
+            ["dbus-daemon", "pulseaudio", "pactl", "pacat", "parecord", "busctl"]
             + ["pipewire", "wireplumber", "pipewire-pulse", "pw-cli"]
         for program in programs {
             let package = try XCTUnwrap(Executable.debianPackages[program], program)
@@ -123,14 +125,15 @@ final class FixtureSmokeTests: IntegrationTestCase {
     private func childProcessIDs() -> Set<pid_t> {
         let me = getpid()
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-        return Set(entries.compactMap { entry -> pid_t? in
-            guard let pid = pid_t(entry),
-                let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
-                let end = stat.lastIndex(of: ")")
-            else { return nil }
-            let fields = stat[stat.index(after: end)...].split(separator: " ")
-            return fields.count > 1 && pid_t(fields[1]) == me ? pid : nil
-        })
+        return Set(
+            entries.compactMap { entry -> pid_t? in
+                guard let pid = pid_t(entry),
+                    let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                    let end = stat.lastIndex(of: ")")
+                else { return nil }
+                let fields = stat[stat.index(after: end)...].split(separator: " ")
+                return fields.count > 1 && pid_t(fields[1]) == me ? pid : nil
+            })
     }
 }
 
@@ -187,6 +190,7 @@ final class AudioAnalysisTests: XCTestCase {
 
         var damaged = before + dropout + after
         damaged[10_000] &+= 1
-        XCTAssertEqual(AudioAnalysis.exactSamplesAcrossSourceDropouts(recorded: damaged, period: period), 39_999 + 40_000)
+        XCTAssertEqual(
+            AudioAnalysis.exactSamplesAcrossSourceDropouts(recorded: damaged, period: period), 39_999 + 40_000)
     }
 }

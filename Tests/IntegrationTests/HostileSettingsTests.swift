@@ -22,7 +22,8 @@ final class HostileSettingsTests: RecorderTestCase {
     private static let files: [HostileFile] = [
         HostileFile(
             name: "out of range",
-            content: #"{"sampleRate": 4294967295, "channels": 300, "reconnectTimeout": 1e300, "format": "wav", "quality": "max"}"#,
+            content:
+                #"{"sampleRate": 4294967295, "channels": 300, "reconnectTimeout": 1e300, "format": "wav", "quality": "max"}"#,
             refusedKeys: ["channels", "reconnectTimeout", "sampleRate"], format: "wav", quality: "max"),
         HostileFile(
             name: "zero rate, unknown names",
@@ -30,11 +31,16 @@ final class HostileSettingsTests: RecorderTestCase {
             refusedKeys: ["format", "quality", "sampleRate"], channels: 2),
         HostileFile(
             name: "wrong types",
-            content: #"{"format": 3, "quality": ["max"], "source": {"name": "mic"}, "sampleRate": "16000", "channels": true, "isMeteringEnabled": "yes", "resumeAfterSleep": 0, "areNotificationsEnabled": null}"#,
-            refusedKeys: ["areNotificationsEnabled", "channels", "format", "isMeteringEnabled", "quality", "resumeAfterSleep", "sampleRate", "source"]),
+            content:
+                #"{"format": 3, "quality": ["max"], "source": {"name": "mic"}, "sampleRate": "16000", "channels": true, "isMeteringEnabled": "yes", "resumeAfterSleep": 0, "areNotificationsEnabled": null}"#,
+            refusedKeys: [
+                "areNotificationsEnabled", "channels", "format", "isMeteringEnabled", "quality", "resumeAfterSleep",
+                "sampleRate", "source",
+            ]),
         HostileFile(
             name: "unrepresentable numbers",
-            content: #"{"sampleRate": 1e400, "channels": -1e-400, "reconnectTimeout": -1e308, "format": "flac", "sampleRate ": 8}"#,
+            content:
+                #"{"sampleRate": 1e400, "channels": -1e-400, "reconnectTimeout": -1e308, "format": "flac", "sampleRate ": 8}"#,
             refusedKeys: ["channels", "reconnectTimeout", "sampleRate"], format: "flac"),
         HostileFile(
             name: "huge strings",
@@ -87,7 +93,9 @@ final class HostileSettingsTests: RecorderTestCase {
         XCTAssertEqual(try recorder.call("Stop").first?.objectPath, memo)
         let finished = try SoundFileReader(path: recorder.file(of: memo).path)
         XCTAssertEqual(finished.duration, 0.5, accuracy: 0.15)
-        XCTAssertTrue(patient.log.contains("settings.json: 'reconnectTimeout' must be a number of seconds from 0 to a week"), patient.log)
+        XCTAssertTrue(
+            patient.log.contains("settings.json: 'reconnectTimeout' must be a number of seconds from 0 to a week"),
+            patient.log)
     }
 
     /// Starts a daemon on the settings file in place and checks it; returns what it served.
@@ -106,7 +114,8 @@ final class HostileSettingsTests: RecorderTestCase {
         XCTAssertTrue([1, 2].contains(channels), "\(name): Channels \(channels)")
         XCTAssertTrue(["opus", "flac", "wav", "vorbis", "mp3"].contains(format), "\(name): Format \(format)")
         XCTAssertTrue(
-            ["min", "low", "medium", "high", "max"].contains(properties["Quality"]?.string ?? ""), "\(name): \(properties)")
+            ["min", "low", "medium", "high", "max"].contains(properties["Quality"]?.string ?? ""),
+            "\(name): \(properties)")
         let source = try XCTUnwrap(properties["Source"]?.string, "\(name): Source is a string")
         XCTAssertEqual(source, "", "\(name): no hostile file here names a usable source")
 
@@ -145,7 +154,9 @@ final class HostileSettingsTests: RecorderTestCase {
 
     private func allProperties() throws -> [String: BusValue] {
         var properties: [String: BusValue] = [:]
-        for name in ["SampleRate", "Channels", "Format", "Quality", "Source"] { properties[name] = try recorder.property(name) }
+        for name in ["SampleRate", "Channels", "Format", "Quality", "Source"] {
+            properties[name] = try recorder.property(name)
+        }
         return properties
     }
 }

@@ -19,15 +19,20 @@ final class LargeLibraryTests: IntegrationTestCase {
         defer { daemon.stop() }
 
         let memo = try recorder.recordWithOptions(["format": .string("wav")])
-        XCTAssertFalse(daemon.log.contains(Daemon.libraryReadMessage), "Record waited for the library to be read:\n\(daemon.log)")
+        XCTAssertFalse(
+            daemon.log.contains(Daemon.libraryReadMessage), "Record waited for the library to be read:\n\(daemon.log)")
         let listedWhileLoading = Set(try recorder.managedMemos().keys)
-        XCTAssertLessThan(listedWhileLoading.count, Self.memoCount, "a listing during the load shows what is known so far")
+        XCTAssertLessThan(
+            listedWhileLoading.count, Self.memoCount, "a listing during the load shows what is known so far")
 
         try daemon.waitForLibrary()
         XCTAssertTrue(
-            daemon.log.contains("library: \(Self.memoCount) memos (0 from the cache, \(Self.memoCount) read)"), daemon.log)
+            daemon.log.contains("library: \(Self.memoCount) memos (0 from the cache, \(Self.memoCount) read)"),
+            daemon.log)
         try recorder.call("Stop")
-        try recorder.waitForSignal("RecordingFinished", timeout: .seconds(10)) { $0.arguments.first?.objectPath == memo }
+        try recorder.waitForSignal("RecordingFinished", timeout: .seconds(10)) {
+            $0.arguments.first?.objectPath == memo
+        }
         try recorder.drainSignals()
 
         let announced = recorder.received.filter { $0.member.rawValue == "InterfacesAdded" }.compactMap {
@@ -39,6 +44,7 @@ final class LargeLibraryTests: IntegrationTestCase {
         XCTAssertEqual(Set(announced), Set(listed.keys), "each memo was announced as it became known")
         XCTAssertTrue(listedWhileLoading.isSubset(of: Set(listed.keys)))
         XCTAssertEqual(listed[memo]?["Format"]?.string, "wav")
-        XCTAssertGreaterThan(try XCTUnwrap(listed[memo]?["Duration"]?.double), 0.1, "the new memo is read once finished")
+        XCTAssertGreaterThan(
+            try XCTUnwrap(listed[memo]?["Duration"]?.double), 0.1, "the new memo is read once finished")
     }
 }

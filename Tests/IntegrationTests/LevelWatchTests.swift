@@ -39,7 +39,9 @@ final class LevelWatchTests: RecorderTestCase {
 
     /// No PropertiesChanged ever announced MeteringEnabled, and it reads false.
     private func expectMeteringUntouched(file: StaticString = #filePath, line: UInt = #line) throws {
-        let announced = recorder.propertiesChanged().filter { $0.arguments[1].stringDictionary?["MeteringEnabled"] != nil }
+        let announced = recorder.propertiesChanged().filter {
+            $0.arguments[1].stringDictionary?["MeteringEnabled"] != nil
+        }
         XCTAssertEqual(announced.count, 0, "MeteringEnabled was never changed", file: file, line: line)
         XCTAssertEqual(try recorder.property("MeteringEnabled").boolean, false, file: file, line: line)
     }
@@ -66,7 +68,9 @@ final class LevelWatchTests: RecorderTestCase {
         // The shell script starts execs into the meter: script's one child.
         var meter: pid_t = 0
         try waitUntil("script runs the meter", timeout: .seconds(5)) {
-            let children = (try? String(contentsOfFile: "/proc/\(terminal.pid)/task/\(terminal.pid)/children", encoding: .utf8)) ?? ""
+            let children =
+                (try? String(contentsOfFile: "/proc/\(terminal.pid)/task/\(terminal.pid)/children", encoding: .utf8))
+                ?? ""
             guard let child = children.split(separator: " ").first.flatMap({ pid_t($0) }) else { return false }
             let name = (try? String(contentsOfFile: "/proc/\(child)/comm", encoding: .utf8)) ?? ""
             meter = child

@@ -1,8 +1,8 @@
+import AudioContainers
 import Bus
 import Foundation
 import IntegrationSupport
 import SoundFile
-import AudioContainers
 import VoiceMemoContract
 import VoiceMemoCore
 import XCTest
@@ -12,9 +12,13 @@ import XCTest
 final class LibraryAcceptanceTests: RecorderTestCase {
 
     /// Records a memo of `seconds` with `options` and waits until it is finished.
-    private func recordMemo(_ seconds: Double, _ options: [String: BusValue] = ["format": .string("wav")]) throws -> ObjectPath {
+    private func recordMemo(_ seconds: Double, _ options: [String: BusValue] = ["format": .string("wav")]) throws
+        -> ObjectPath
+    {
         let memo = try recorder.recordWithOptions(options.merging(["duration": .double(seconds)]) { $1 })
-        try recorder.waitForSignal("RecordingFinished", timeout: .seconds(seconds + 5)) { $0.arguments.first?.objectPath == memo }
+        try recorder.waitForSignal("RecordingFinished", timeout: .seconds(seconds + 5)) {
+            $0.arguments.first?.objectPath == memo
+        }
         return memo
     }
 
@@ -32,10 +36,16 @@ final class LibraryAcceptanceTests: RecorderTestCase {
             let memo = try recordMemo(spec.seconds, spec.options)
             memos.append(memo)
             let added = try recorder.waitForSignal("InterfacesAdded") { $0.arguments.first?.objectPath == memo }
-            let finishedIndex = recorder.received.firstIndex { $0.member.rawValue == "RecordingFinished" && $0.arguments.first?.objectPath == memo }
-            let addedIndex = recorder.received.firstIndex { $0.member.rawValue == "InterfacesAdded" && $0.arguments.first?.objectPath == memo }
-            XCTAssertLessThan(try XCTUnwrap(addedIndex), try XCTUnwrap(finishedIndex), "the object exists before RecordingFinished")
-            XCTAssertNotNil(added.arguments[1].dictionaryEntries?.first { $0.key.string == Contract.memoInterface.rawValue })
+            let finishedIndex = recorder.received.firstIndex {
+                $0.member.rawValue == "RecordingFinished" && $0.arguments.first?.objectPath == memo
+            }
+            let addedIndex = recorder.received.firstIndex {
+                $0.member.rawValue == "InterfacesAdded" && $0.arguments.first?.objectPath == memo
+            }
+            XCTAssertLessThan(
+                try XCTUnwrap(addedIndex), try XCTUnwrap(finishedIndex), "the object exists before RecordingFinished")
+            XCTAssertNotNil(
+                added.arguments[1].dictionaryEntries?.first { $0.key.string == Contract.memoInterface.rawValue })
         }
 
         let listed = try recorder.managedMemos()
@@ -73,7 +83,9 @@ final class LibraryAcceptanceTests: RecorderTestCase {
         XCTAssertEqual(try recorder.memoProperty(memo, "Title").string, "Meeting notes")
         XCTAssertEqual(try recorder.memoProperty(memo, "Id").string, id)
         let file = try recorder.file(of: memo)
-        XCTAssertEqual(changed.arguments[1].stringDictionary?["Path"]?.string, file.path, "the new name is announced with the title")
+        XCTAssertEqual(
+            changed.arguments[1].stringDictionary?["Path"]?.string, file.path,
+            "the new name is announced with the title")
         XCTAssertTrue(file.lastPathComponent.hasSuffix(" Meeting notes.wav"), file.lastPathComponent)
         XCTAssertEqual(try recorder.memoProperty(memo, "Path").string, file.path)
         XCTAssertEqual(try SoundFileReader(path: file.path).title, "Meeting notes")
@@ -85,20 +97,27 @@ final class LibraryAcceptanceTests: RecorderTestCase {
 
         let parent = memoDirectory.deletingLastPathComponent()
         let before = try FileManager.default.contentsOfDirectory(atPath: parent.path).sorted()
-        for hostile in ["../../etc/x", "a/b", "", String(repeating: "x", count: 10_000), "tab\there", "/absolute", "..", "."] {
+        for hostile in [
+            "../../etc/x", "a/b", "", String(repeating: "x", count: 10_000), "tab\there", "/absolute", "..", ".",
+        ] {
             do {
                 try recorder.callMemo(memo, "Rename", [.string(hostile)])
             } catch let error as BusError {
-                XCTAssertEqual(error.name.rawValue, ContractError.invalidArgument.name.rawValue, hostile.prefix(20) + "")
+                XCTAssertEqual(
+                    error.name.rawValue, ContractError.invalidArgument.name.rawValue, hostile.prefix(20) + "")
                 continue
             }
             let now = try recorder.file(of: memo)
             XCTAssertEqual(now.deletingLastPathComponent().standardizedFileURL, memoDirectory.standardizedFileURL)
             XCTAssertEqual(try recorder.memoProperty(memo, "Title").string, hostile)
-            XCTAssertNoThrow(try SoundFileReader(path: now.path), "still decodes after renaming to \(hostile.prefix(20))")
+            XCTAssertNoThrow(
+                try SoundFileReader(path: now.path), "still decodes after renaming to \(hostile.prefix(20))")
         }
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: parent.path).sorted(), before, "nothing written beside the memo directory")
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: memoDirectory.path).count, 1, "no stray files")
+        XCTAssertEqual(
+            try FileManager.default.contentsOfDirectory(atPath: parent.path).sorted(), before,
+            "nothing written beside the memo directory")
+        XCTAssertEqual(
+            try FileManager.default.contentsOfDirectory(atPath: memoDirectory.path).count, 1, "no stray files")
         XCTAssertEqual(try recorder.memoProperty(memo, "Id").string, id)
     }
 
@@ -129,17 +148,24 @@ final class LibraryAcceptanceTests: RecorderTestCase {
 
         // The rename is a client of its own (busctl), whose end tells when it was answered.
         let rename = try fixture.session.launch(
-            "busctl", ["--user", "--timeout=60", "call", Contract.busName.rawValue, memo.rawValue, Contract.memoInterface.rawValue,
-                       "Rename", "s", "Long lecture"], logName: "rename")
+            "busctl",
+            [
+                "--user", "--timeout=60", "call", Contract.busName.rawValue, memo.rawValue,
+                Contract.memoInterface.rawValue,
+                "Rename", "s", "Long lecture",
+            ], logName: "rename")
         // The copy has begun once its hidden replacement file exists; until the copy is done,
         // the memo keeps its old name.
         let original = memoDirectory.appendingPathComponent(name)
         try waitUntil("the rename copies the memo", timeout: .seconds(10), pollingEvery: .milliseconds(1)) {
-            try FileManager.default.contentsOfDirectory(atPath: self.memoDirectory.path).contains { $0.hasPrefix(".") && $0.contains(name) }
+            try FileManager.default.contentsOfDirectory(atPath: self.memoDirectory.path).contains {
+                $0.hasPrefix(".") && $0.contains(name)
+            }
         }
         XCTAssertEqual(try recorder.state, "idle")
         XCTAssertTrue(
-            FileManager.default.fileExists(atPath: original.path), "State was answered only after the rename had copied the whole memo")
+            FileManager.default.fileExists(atPath: original.path),
+            "State was answered only after the rename had copied the whole memo")
 
         // Had the Delete not waited, the trash would hold the old name and the copy would
         // bring the memo back under the new one.
@@ -150,7 +176,9 @@ final class LibraryAcceptanceTests: RecorderTestCase {
         XCTAssertEqual(left, [], "the rename's copy did not bring the file back")
         let trashed = try FileManager.default.contentsOfDirectory(
             atPath: fixture.session.dataDirectory.appendingPathComponent("Trash/files").path)
-        XCTAssertTrue(trashed.contains(MemoNaming.renamedFileName(name, title: "Long lecture")), "the renamed file is in the trash: \(trashed)")
+        XCTAssertTrue(
+            trashed.contains(MemoNaming.renamedFileName(name, title: "Long lecture")),
+            "the renamed file is in the trash: \(trashed)")
     }
 
     func testDeleteTrashesFileAndRemovesObjectAndStopsItsPlayback() throws {
@@ -162,7 +190,8 @@ final class LibraryAcceptanceTests: RecorderTestCase {
         let removed = try recorder.waitForSignal("InterfacesRemoved") { $0.arguments.first?.objectPath == memo }
         XCTAssertEqual(removed.arguments[1].array?.compactMap(\.string), [Contract.memoInterface.rawValue])
         XCTAssertFalse(FileManager.default.fileExists(atPath: file.path))
-        let trashed = fixture.session.dataDirectory.appendingPathComponent("Trash/files").appendingPathComponent(file.lastPathComponent)
+        let trashed = fixture.session.dataDirectory.appendingPathComponent("Trash/files").appendingPathComponent(
+            file.lastPathComponent)
         XCTAssertTrue(FileManager.default.fileExists(atPath: trashed.path), "in the trash")
         XCTAssertEqual(try recorder.property("Playing").objectPath, .root)
         let finished = try recorder.waitForSignal("PlaybackFinished") { $0.arguments.first?.objectPath == memo }
@@ -181,7 +210,9 @@ final class LibraryAcceptanceTests: RecorderTestCase {
         defer { speaker.stop() }
         let started = Date()
         try recorder.callMemo(memo, "Play")
-        let finished = try recorder.waitForSignal("PlaybackFinished", timeout: .seconds(6)) { $0.arguments.first?.objectPath == memo }
+        let finished = try recorder.waitForSignal("PlaybackFinished", timeout: .seconds(6)) {
+            $0.arguments.first?.objectPath == memo
+        }
         let elapsed = Date().timeIntervalSince(started)
         XCTAssertEqual(finished.arguments.last?.boolean, true)
         XCTAssertEqual(elapsed, 2.0, accuracy: 0.3, "PlaybackFinished within 0.3 s of the end")
@@ -189,10 +220,15 @@ final class LibraryAcceptanceTests: RecorderTestCase {
 
         let heard = AudioAnalysis.normalized(speaker.samples)
         let loud = heard.enumerated().filter { abs($0.element) > 0.05 }.map(\.offset)
-        let first = try XCTUnwrap(loud.first), last = try XCTUnwrap(loud.last)
-        XCTAssertEqual(Double(last - first) / Double(Stimulus.sampleRate), 2.0, accuracy: 0.1, "the tone sounds for the memo's duration")
+        let first = try XCTUnwrap(loud.first)
+        let last = try XCTUnwrap(loud.last)
+        XCTAssertEqual(
+            Double(last - first) / Double(Stimulus.sampleRate), 2.0, accuracy: 0.1,
+            "the tone sounds for the memo's duration")
         let tone = Array(heard[first..<last])
-        XCTAssertEqual(AudioAnalysis.dominantFrequency(tone, sampleRate: Stimulus.sampleRate), Stimulus.frequency, accuracy: 440 * 0.02)
+        XCTAssertEqual(
+            AudioAnalysis.dominantFrequency(tone, sampleRate: Stimulus.sampleRate), Stimulus.frequency,
+            accuracy: 440 * 0.02)
         XCTAssertEqual(AudioAnalysis.rmsDBFS(tone), fixture.stimulus.rmsDBFS, accuracy: 1)
     }
 
@@ -209,9 +245,13 @@ final class LibraryAcceptanceTests: RecorderTestCase {
         }
         let memo = try XCTUnwrap(added.arguments.first?.objectPath)
         _ = try? recorder.callMemo(memo, "Play")
-        let error = try recorder.waitForSignal("DecodeError", timeout: .seconds(5)) { $0.arguments.first?.objectPath == memo }
+        let error = try recorder.waitForSignal("DecodeError", timeout: .seconds(5)) {
+            $0.arguments.first?.objectPath == memo
+        }
         XCTAssertFalse(error.arguments.last?.string?.isEmpty ?? true)
-        let finished = try recorder.waitForSignal("PlaybackFinished", timeout: .seconds(5)) { $0.arguments.first?.objectPath == memo }
+        let finished = try recorder.waitForSignal("PlaybackFinished", timeout: .seconds(5)) {
+            $0.arguments.first?.objectPath == memo
+        }
         XCTAssertEqual(finished.arguments.last?.boolean, false)
         XCTAssertTrue(daemon.isRunning)
         XCTAssertEqual(try recorder.state, "idle")
@@ -226,12 +266,14 @@ final class LibraryAcceptanceTests: RecorderTestCase {
         let staging = fixture.session.root.appendingPathComponent("staging")
         try FileManager.default.createDirectory(at: staging, withIntermediateDirectories: true)
         let wav = try recordMemo(1, ["format": .string("wav")])
-        try FileManager.default.copyItem(at: try recorder.file(of: wav), to: staging.appendingPathComponent("interview.wav"))
+        try FileManager.default.copyItem(
+            at: try recorder.file(of: wav), to: staging.appendingPathComponent("interview.wav"))
         try FileManager.default.copyItem(at: sourceFile, to: staging.appendingPathComponent("lecture.flac"))
 
         for name in ["interview.wav", "lecture.flac"] {
             let copied = Date()
-            try FileManager.default.copyItem(at: staging.appendingPathComponent(name), to: memoDirectory.appendingPathComponent(name))
+            try FileManager.default.copyItem(
+                at: staging.appendingPathComponent(name), to: memoDirectory.appendingPathComponent(name))
             let id = MemoNaming.memoID(forFileName: name)
             let added = try recorder.waitForSignal("InterfacesAdded", timeout: .seconds(1)) {
                 $0.arguments.first?.objectPath?.rawValue.hasSuffix("/" + id) == true
@@ -243,7 +285,8 @@ final class LibraryAcceptanceTests: RecorderTestCase {
         }
         try FileManager.default.removeItem(at: memoDirectory.appendingPathComponent("interview.wav"))
         try recorder.waitForSignal("InterfacesRemoved", timeout: .seconds(1)) {
-            $0.arguments.first?.objectPath?.rawValue.hasSuffix("/" + MemoNaming.memoID(forFileName: "interview.wav")) == true
+            $0.arguments.first?.objectPath?.rawValue.hasSuffix("/" + MemoNaming.memoID(forFileName: "interview.wav"))
+                == true
         }
         XCTAssertEqual(try recorder.managedMemos().count, 3)
     }

@@ -42,7 +42,8 @@ final class LogindMock {
         self.bus = bus
         try waitUntil("the system bus at \(socket) exists", timeout: timeout) {
             if let ended = bus.termination {
-                throw FixtureError.exitedEarly("dbus-daemon", termination: ended, log: session.log("system-dbus-daemon"))
+                throw FixtureError.exitedEarly(
+                    "dbus-daemon", termination: ended, log: session.log("system-dbus-daemon"))
             }
             return FileManager.default.fileExists(atPath: socket)
         }
@@ -55,7 +56,8 @@ final class LogindMock {
         self.logind = logind
         try waitUntil("dbusmock owns \(Self.busName.rawValue)", timeout: timeout) {
             if let ended = logind.termination {
-                throw FixtureError.exitedEarly("python3 -m dbusmock", termination: ended, log: session.log("logind-mock"))
+                throw FixtureError.exitedEarly(
+                    "python3 -m dbusmock", termination: ended, log: session.log("logind-mock"))
             }
             let reply = try connection.call(
                 destination: BusName("org.freedesktop.DBus"), path: ObjectPath("/org/freedesktop/DBus"),

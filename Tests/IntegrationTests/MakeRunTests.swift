@@ -16,7 +16,8 @@ final class MakeRunTests: XCTestCase {
     func testMakeRunHeadlessRecordsAFourSecondMemoWithoutAnInterruption() throws {
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("voicememo-make-run-\(getpid())")
         let runtime = home.appendingPathComponent("runtime")
-        try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(
+            at: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         defer { try? FileManager.default.removeItem(at: home) }
         let log = home.appendingPathComponent("make-run.log")
 
@@ -32,14 +33,18 @@ final class MakeRunTests: XCTestCase {
         defer { if script.isRunning { _ = script.kill() } }
 
         try waitUntil("make run serves \(Contract.busName)", timeout: .seconds(20)) {
-            if let ended = script.termination { throw FixtureError.exitedEarly("run-headless.sh", termination: ended, log: output) }
+            if let ended = script.termination {
+                throw FixtureError.exitedEarly("run-headless.sh", termination: ended, log: output)
+            }
             return output.contains("voicememod: serving")
         }
         // "export DBUS_SESSION_BUS_ADDRESS=unix:path=/tmp/voicememo-run.XXXXXX/bus PULSE_SERVER=…"
-        let exports = try XCTUnwrap(output.split(separator: "\n").first { $0.contains("export DBUS_SESSION_BUS_ADDRESS=") }, output)
+        let exports = try XCTUnwrap(
+            output.split(separator: "\n").first { $0.contains("export DBUS_SESSION_BUS_ADDRESS=") }, output)
         let address = try XCTUnwrap(exports.split(separator: " ").first { $0.hasPrefix("DBUS_SESSION_BUS_ADDRESS=") })
             .dropFirst("DBUS_SESSION_BUS_ADDRESS=".count)
-        let privateDirectory = URL(fileURLWithPath: String(address.dropFirst("unix:path=".count))).deletingLastPathComponent()
+        let privateDirectory = URL(fileURLWithPath: String(address.dropFirst("unix:path=".count)))
+            .deletingLastPathComponent()
         XCTAssertTrue(output.contains("started a private PulseAudio"), output)
 
         let recorder = try VoiceMemoProxy(
@@ -55,18 +60,23 @@ final class MakeRunTests: XCTestCase {
 
         let file = try SoundFileReader(path: recorder.file(of: memo).path)
         XCTAssertEqual(file.duration, 4, accuracy: 0.05)
-        let tones = AudioAnalysis.tones(in: file.readFloats(), frequencies: [440], sampleRate: file.sampleRate, window: file.sampleRate / 100)
+        let tones = AudioAnalysis.tones(
+            in: file.readFloats(), frequencies: [440], sampleRate: file.sampleRate, window: file.sampleRate / 100)
         XCTAssertEqual(tones.filter { $0 != 440 }.count, 0, "the 440 Hz microphone throughout, no gap")
 
         // SIGTERM, as a logout would: the helper stops the daemon and then its private servers,
         // each by the PID it kept.
         let servers = try ["bus.pid", "pulse.pid"].map { name in
-            try XCTUnwrap(pid_t(String(contentsOf: privateDirectory.appendingPathComponent(name), encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
+            try XCTUnwrap(
+                pid_t(
+                    String(contentsOf: privateDirectory.appendingPathComponent(name), encoding: .utf8)
+                        .trimmingCharacters(in: .whitespacesAndNewlines)))
         }
         script.send(SIGTERM)
         let ended = try script.waitForExit(timeout: .seconds(10))
         XCTAssertEqual(ended, .exited(143), output)
-        XCTAssertFalse(FileManager.default.fileExists(atPath: privateDirectory.path), "the private runtime directory is removed")
+        XCTAssertFalse(
+            FileManager.default.fileExists(atPath: privateDirectory.path), "the private runtime directory is removed")
         try waitUntil("the private bus and PulseAudio have exited", timeout: .seconds(5)) {
             servers.allSatisfy { kill($0, 0) != 0 || Self.isZombie($0) }
         }

@@ -9,7 +9,6 @@ final class MeteringAcceptanceTests: RecorderTestCase {
     /// The stimulus's peak: a 0.5 full-scale sine.
     private let tonePeak = 20 * log10(0.5 * 32767 / 32768)
 
-
     private func levels() throws -> (average: [Double], peak: [Double]) {
         let reply = try recorder.call("GetLevels")
         return (reply[0].array?.compactMap(\.double) ?? [], reply[1].array?.compactMap(\.double) ?? [])
@@ -21,7 +20,9 @@ final class MeteringAcceptanceTests: RecorderTestCase {
     func testGetLevelsReadsTheTonesPeakAndAverageOnBothChannels() throws {
         XCTAssertEqual(try levels().peak, [-160], "idle reads silence")
         _ = try recorder.recordWithOptions(["format": .string("wav"), "channels": .uint32(2)])
-        try waitUntil("a metering window has passed", timeout: .seconds(2)) { try self.levels().peak.first ?? -160 > -160 }
+        try waitUntil("a metering window has passed", timeout: .seconds(2)) {
+            try self.levels().peak.first ?? -160 > -160
+        }
         let (average, peak) = try levels()
         XCTAssertEqual(peak.count, 2)
         XCTAssertEqual(average.count, 2)
@@ -77,12 +78,18 @@ final class MeteringAcceptanceTests: RecorderTestCase {
         }
         try waitUntil("watch prints the idle state", timeout: .seconds(5)) { lines().count >= 1 }
         _ = try recorder.recordWithOptions(["format": .string("wav")])
-        try waitUntil("watch prints recording", timeout: .seconds(5)) { lines().contains { $0["class"] as? String == "recording" } }
+        try waitUntil("watch prints recording", timeout: .seconds(5)) {
+            lines().contains { $0["class"] as? String == "recording" }
+        }
         Thread.sleep(forTimeInterval: 1.2)
         try recorder.call("Pause")
-        try waitUntil("watch prints paused", timeout: .seconds(5)) { lines().contains { $0["class"] as? String == "paused" } }
+        try waitUntil("watch prints paused", timeout: .seconds(5)) {
+            lines().contains { $0["class"] as? String == "paused" }
+        }
         try recorder.call("Stop")
-        try waitUntil("watch prints idle again", timeout: .seconds(5)) { lines().last?["class"] as? String == "idle" && lines().count > 2 }
+        try waitUntil("watch prints idle again", timeout: .seconds(5)) {
+            lines().last?["class"] as? String == "idle" && lines().count > 2
+        }
 
         let all = lines()
         let raw = try String(contentsOf: log, encoding: .utf8).split(separator: "\n")
@@ -113,7 +120,8 @@ final class MeteringAcceptanceTests: RecorderTestCase {
         try waitUntil("the meter draws lit segments", timeout: .seconds(5)) {
             screen().contains("\u{1B}[32m█") && screen().contains("R ")
         }
-        XCTAssertEqual(try recorder.property("MeteringEnabled").boolean, false, "the meter watches; the setting stays off")
+        XCTAssertEqual(
+            try recorder.property("MeteringEnabled").boolean, false, "the meter watches; the setting stays off")
         let controlC: [UInt8] = [3]
         _ = controlC.withUnsafeBytes { write(try! XCTUnwrap(terminal.standardInput), $0.baseAddress, 1) }
         XCTAssertEqual(try terminal.waitForExit(timeout: .seconds(5)), .exited(0), screen())

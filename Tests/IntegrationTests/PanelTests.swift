@@ -19,11 +19,14 @@ final class PanelTests: IntegrationTestCase {
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     private var session: TestSession { fixture.session }
-    private let recorderArguments = [Contract.busName.rawValue, Contract.recorderPath.rawValue, Contract.recorderInterface.rawValue]
+    private let recorderArguments = [
+        Contract.busName.rawValue, Contract.recorderPath.rawValue, Contract.recorderInterface.rawValue,
+    ]
 
     /// The shipped `custom/voicememo` block of `data/waybar-voicememo.jsonc`.
     private func shippedModule() throws -> [String: Any] {
-        let text = try String(contentsOf: Self.repository.appendingPathComponent("data/waybar-voicememo.jsonc"), encoding: .utf8)
+        let text = try String(
+            contentsOf: Self.repository.appendingPathComponent("data/waybar-voicememo.jsonc"), encoding: .utf8)
         let json = text.split(separator: "\n", omittingEmptySubsequences: false)
             .filter { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("//") }.joined(separator: "\n")
         let root = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
@@ -40,7 +43,8 @@ final class PanelTests: IntegrationTestCase {
         let share = session.root.appendingPathComponent("share-\(UUID().uuidString.prefix(8))", isDirectory: true)
         try FileManager.default.createDirectory(at: share, withIntermediateDirectories: true)
         let css = share.appendingPathComponent("waybar-voicememo.css")
-        try FileManager.default.copyItem(at: Self.repository.appendingPathComponent("data/waybar-voicememo.css"), to: css)
+        try FileManager.default.copyItem(
+            at: Self.repository.appendingPathComponent("data/waybar-voicememo.css"), to: css)
         var daemon = try BuildProducts.voicememod()
         var binaries = try BuildProducts.voicememo().deletingLastPathComponent().path
         var environment: [String: String] = [:]
@@ -49,7 +53,8 @@ final class PanelTests: IntegrationTestCase {
             let copies = share.appendingPathComponent("bin", isDirectory: true)
             try FileManager.default.createDirectory(at: copies, withIntermediateDirectories: true)
             for product in [try BuildProducts.voicememod(), try BuildProducts.voicememo()] {
-                try FileManager.default.copyItem(at: product, to: copies.appendingPathComponent(product.lastPathComponent))
+                try FileManager.default.copyItem(
+                    at: product, to: copies.appendingPathComponent(product.lastPathComponent))
             }
             let icons = share.appendingPathComponent("icons")
             try FileManager.default.copyItem(at: Self.repository.appendingPathComponent("data/icons"), to: icons)
@@ -72,7 +77,9 @@ final class PanelTests: IntegrationTestCase {
     }
 
     private func waitForState(_ expected: String, timeout: Duration = .seconds(15)) throws {
-        try waitUntil("State is \(expected)", timeout: timeout, pollingEvery: .milliseconds(100)) { try state() == "s \"\(expected)\"" }
+        try waitUntil("State is \(expected)", timeout: timeout, pollingEvery: .milliseconds(100)) {
+            try state() == "s \"\(expected)\""
+        }
     }
 
     private func waitForRecordedSeconds(_ seconds: Double) throws {
@@ -84,15 +91,19 @@ final class PanelTests: IntegrationTestCase {
 
     /// The menu item labelled `label`, found in the menu's current layout.
     private func menuItem(_ label: String, item: String) throws -> Int {
-        let output = try session.busctl(["--json=short", "call", item, "/MenuBar", "com.canonical.dbusmenu", "GetLayout", "iias", "--", "0", "-1", "0"])
+        let output = try session.busctl([
+            "--json=short", "call", item, "/MenuBar", "com.canonical.dbusmenu", "GetLayout", "iias", "--", "0", "-1",
+            "0",
+        ])
         XCTAssertEqual(output.status, 0, "\(output)")
         let reply = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(output.stdout.utf8)) as? [String: Any])
         let data = try XCTUnwrap(reply["data"] as? [Any])
         let root = try XCTUnwrap(data.last as? [Any])
         let children = try XCTUnwrap(root.last as? [[String: Any]])
         for child in children {
-            guard let fields = child["data"] as? [Any], let id = fields.first as? Int, let properties = fields[1] as? [String: Any],
-                  let text = (properties["label"] as? [String: Any])?["data"] as? String
+            guard let fields = child["data"] as? [Any], let id = fields.first as? Int,
+                let properties = fields[1] as? [String: Any],
+                let text = (properties["label"] as? [String: Any])?["data"] as? String
             else { continue }
             if text == label { return id }
         }
@@ -101,7 +112,9 @@ final class PanelTests: IntegrationTestCase {
 
     private func clickMenuItem(_ label: String, item: String) throws {
         let id = try menuItem(label, item: item)
-        let event = try session.busctl(["call", item, "/MenuBar", "com.canonical.dbusmenu", "Event", "isvu", "\(id)", "clicked", "s", "", "0"])
+        let event = try session.busctl([
+            "call", item, "/MenuBar", "com.canonical.dbusmenu", "Event", "isvu", "\(id)", "clicked", "s", "", "0",
+        ])
         XCTAssertEqual(event.status, 0, "Event(\(id), clicked): \(event)")
     }
 
@@ -112,8 +125,9 @@ final class PanelTests: IntegrationTestCase {
             "--json=short", "get-property", "org.kde.StatusNotifierWatcher", "/StatusNotifierWatcher",
             "org.kde.StatusNotifierWatcher", "RegisteredStatusNotifierItems",
         ])
-        guard output.succeeded, let reply = try? JSONSerialization.jsonObject(with: Data(output.stdout.utf8)) as? [String: Any],
-              let entries = reply["data"] as? [String]
+        guard output.succeeded,
+            let reply = try? JSONSerialization.jsonObject(with: Data(output.stdout.utf8)) as? [String: Any],
+            let entries = reply["data"] as? [String]
         else { return nil }
         return entries.map { String($0.prefix { $0 != "/" }) }
     }
@@ -121,7 +135,9 @@ final class PanelTests: IntegrationTestCase {
     /// Waits until the watcher lists voicememo's item; returns its bus name.
     private func waitForRegisteredItem() throws -> String {
         var item = ""
-        try waitUntil("waybar's watcher lists voicememo's item", timeout: .seconds(20), pollingEvery: .milliseconds(200)) {
+        try waitUntil(
+            "waybar's watcher lists voicememo's item", timeout: .seconds(20), pollingEvery: .milliseconds(200)
+        ) {
             item = try self.registeredItems()?.first { $0.hasPrefix("org.kde.StatusNotifierItem-") } ?? ""
             return !item.isEmpty
         }
@@ -129,11 +145,15 @@ final class PanelTests: IntegrationTestCase {
     }
 
     /// Waits until the bar's picture satisfies `condition`; returns that picture.
-    private func waitForBar(_ description: String, panel: HeadlessPanel, _ condition: (Screenshot) -> Bool) throws -> Screenshot {
+    private func waitForBar(_ description: String, panel: HeadlessPanel, _ condition: (Screenshot) -> Bool) throws
+        -> Screenshot
+    {
         var last: Screenshot?
         do {
             try waitUntil(description, timeout: .seconds(20), pollingEvery: .milliseconds(250)) {
-                guard panel.isRunning else { throw FixtureError.startupFailed("waybar", reason: "it stopped", log: session.log("waybar")) }
+                guard panel.isRunning else {
+                    throw FixtureError.startupFailed("waybar", reason: "it stopped", log: session.log("waybar"))
+                }
                 last = try panel.screenshot()
                 return condition(last!)
             }
@@ -148,7 +168,8 @@ final class PanelTests: IntegrationTestCase {
     /// says where it is and what was counted in it.
     private func attachPicture(_ picture: Screenshot, named name: String) {
         let file = URL(fileURLWithPath: NSTemporaryDirectory())
-            .appendingPathComponent("voicememo-\(name.prefix { $0 != ":" }.replacingOccurrences(of: " ", with: "-")).ppm")
+            .appendingPathComponent(
+                "voicememo-\(name.prefix { $0 != ":" }.replacingOccurrences(of: " ", with: "-")).ppm")
         try? Screenshot.stacked([picture]).write(to: file)
         let (module, tray) = (counts(picture, HeadlessPanel.moduleColumns), counts(picture, HeadlessPanel.trayColumns))
         print("the bar's last picture is \(file.path): module \(module), tray \(tray)")
@@ -168,20 +189,26 @@ final class PanelTests: IntegrationTestCase {
         defer {
             daemon.stop()
             if (testRun?.totalFailureCount ?? 0) > 0 {
-                print("voicememod log:\n\(daemon.log)\nwaybar log:\n\(session.log("waybar"))\nsway log:\n\(session.log("sway"))")
+                print(
+                    "voicememod log:\n\(daemon.log)\nwaybar log:\n\(session.log("waybar"))\nsway log:\n\(session.log("sway"))"
+                )
             }
         }
         // What the module prints, for the glyph check (the same command waybar runs).
         let watch = try session.launch(
             files.binaries + "/voicememo", ["watch", "--json"], logName: "watch")
         defer { _ = watch.terminate() }
-        let panel = try HeadlessPanel(session: session, module: try shippedModule(), styleFile: files.css, binaries: files.binaries)
+        let panel = try HeadlessPanel(
+            session: session, module: try shippedModule(), styleFile: files.css, binaries: files.binaries)
         defer { panel.stop() }
 
         // waybar's tray is the watcher; our item registers with it.
         let item = try waitForRegisteredItem()
         let owner = { (name: String) in
-            try self.busctlValue(["call", "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetNameOwner", "s", name])
+            try self.busctlValue([
+                "call", "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetNameOwner", "s",
+                name,
+            ])
         }
         XCTAssertEqual(try owner(item), try owner(Contract.busName.rawValue), "the registered item is voicememod's")
         let sni = [item, "/StatusNotifierItem", "org.kde.StatusNotifierItem"]
@@ -190,7 +217,9 @@ final class PanelTests: IntegrationTestCase {
 
         // Idle: the tray shows the idle icon, the module its ○; neither red nor amber.
         let idle = try waitForBar("idle: module and tray icon drawn", panel: panel) { picture in
-            let (module, tray) = (self.counts(picture, HeadlessPanel.moduleColumns), self.counts(picture, HeadlessPanel.trayColumns))
+            let (module, tray) = (
+                self.counts(picture, HeadlessPanel.moduleColumns), self.counts(picture, HeadlessPanel.trayColumns)
+            )
             return module.ink >= 10 && tray.ink >= 20 && module.red + tray.red + module.amber + tray.amber == 0
         }
 
@@ -199,7 +228,9 @@ final class PanelTests: IntegrationTestCase {
         try waitForState("recording")
         XCTAssertEqual(try busctlValue(["get-property"] + sni + ["IconName"]), "s \"voicememo-recording\"")
         let recording = try waitForBar("recording: red module text and red tray icon", panel: panel) { picture in
-            let (module, tray) = (self.counts(picture, HeadlessPanel.moduleColumns), self.counts(picture, HeadlessPanel.trayColumns))
+            let (module, tray) = (
+                self.counts(picture, HeadlessPanel.moduleColumns), self.counts(picture, HeadlessPanel.trayColumns)
+            )
             return module.red >= 10 && tray.red >= 20 && module.amber == 0
         }
         try waitForRecordedSeconds(1.2)
@@ -208,7 +239,9 @@ final class PanelTests: IntegrationTestCase {
         XCTAssertEqual(try session.busctl(["call"] + sni + ["SecondaryActivate", "ii", "0", "0"]).status, 0)
         try waitForState("paused")
         let paused = try waitForBar("paused: amber module text and amber tray icon", panel: panel) { picture in
-            let (module, tray) = (self.counts(picture, HeadlessPanel.moduleColumns), self.counts(picture, HeadlessPanel.trayColumns))
+            let (module, tray) = (
+                self.counts(picture, HeadlessPanel.moduleColumns), self.counts(picture, HeadlessPanel.trayColumns)
+            )
             return module.amber >= 10 && tray.amber >= 20 && module.red == 0
         }
         XCTAssertNotEqual(idle, recording)
@@ -229,13 +262,18 @@ final class PanelTests: IntegrationTestCase {
 
         // No missing-glyph box: every character the module printed is in an installed font
         // (fontconfig's own answer, which is what GTK falls back through).
-        let texts = (try String(contentsOf: session.logFile("watch"), encoding: .utf8)).split(separator: "\n").compactMap { line in
-            (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["text"] as? String
-        }
-        XCTAssertTrue(texts.contains { $0.hasPrefix("●") } && texts.contains { $0.hasPrefix("❚❚") } && texts.contains("○"), "\(texts)")
+        let texts = (try String(contentsOf: session.logFile("watch"), encoding: .utf8)).split(separator: "\n")
+            .compactMap { line in
+                (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["text"] as? String
+            }
+        XCTAssertTrue(
+            texts.contains { $0.hasPrefix("●") } && texts.contains { $0.hasPrefix("❚❚") } && texts.contains("○"),
+            "\(texts)")
         for scalar in Set(texts.joined().unicodeScalars) where scalar != " " {
             let fonts = try session.run("fc-list", [":charset=\(String(scalar.value, radix: 16))", "family"])
-            XCTAssertFalse(fonts.stdout.isEmpty, "an installed font has U+\(String(scalar.value, radix: 16, uppercase: true)) (\(scalar))")
+            XCTAssertFalse(
+                fonts.stdout.isEmpty,
+                "an installed font has U+\(String(scalar.value, radix: 16, uppercase: true)) (\(scalar))")
         }
 
         // `make panel-picture` asks for the three bars as one picture.
@@ -252,22 +290,31 @@ final class PanelTests: IntegrationTestCase {
         let daemon = try fixture.launchDaemon(environment: files.environment, executable: files.daemon)
         defer {
             daemon.stop()
-            if (testRun?.totalFailureCount ?? 0) > 0 { print("voicememod log:\n\(daemon.log)\nwaybar log:\n\(session.log("waybar"))") }
+            if (testRun?.totalFailureCount ?? 0) > 0 {
+                print("voicememod log:\n\(daemon.log)\nwaybar log:\n\(session.log("waybar"))")
+            }
         }
-        let panel = try HeadlessPanel(session: session, module: try shippedModule(), styleFile: files.css, binaries: files.binaries)
+        let panel = try HeadlessPanel(
+            session: session, module: try shippedModule(), styleFile: files.css, binaries: files.binaries)
         defer { panel.stop() }
         let item = try waitForRegisteredItem()
-        _ = try waitForBar("the tray icon is drawn", panel: panel) { self.counts($0, HeadlessPanel.trayColumns).ink >= 20 }
+        _ = try waitForBar("the tray icon is drawn", panel: panel) {
+            self.counts($0, HeadlessPanel.trayColumns).ink >= 20
+        }
 
-        XCTAssertEqual(try session.busctl(["set-property"] + recorderArguments + ["TrayEnabled", "b", "false"]).status, 0)
+        XCTAssertEqual(
+            try session.busctl(["set-property"] + recorderArguments + ["TrayEnabled", "b", "false"]).status, 0)
         try waitUntil("the watcher drops the item", timeout: .seconds(10), pollingEvery: .milliseconds(200)) {
             try self.registeredItems()?.contains(item) == false
         }
         _ = try waitForBar("the tray is empty", panel: panel) { self.counts($0, HeadlessPanel.trayColumns).ink == 0 }
 
-        XCTAssertEqual(try session.busctl(["set-property"] + recorderArguments + ["TrayEnabled", "b", "true"]).status, 0)
+        XCTAssertEqual(
+            try session.busctl(["set-property"] + recorderArguments + ["TrayEnabled", "b", "true"]).status, 0)
         XCTAssertEqual(try waitForRegisteredItem(), item)
-        _ = try waitForBar("the tray icon is back", panel: panel) { self.counts($0, HeadlessPanel.trayColumns).ink >= 20 }
+        _ = try waitForBar("the tray icon is back", panel: panel) {
+            self.counts($0, HeadlessPanel.trayColumns).ink >= 20
+        }
 
         panel.stopBar()
         try waitUntil("the watcher is gone with waybar", timeout: .seconds(10), pollingEvery: .milliseconds(100)) {
@@ -275,7 +322,9 @@ final class PanelTests: IntegrationTestCase {
         }
         try panel.startBar()
         XCTAssertEqual(try waitForRegisteredItem(), item, "registered again with the new watcher")
-        _ = try waitForBar("the restarted bar shows the icon", panel: panel) { self.counts($0, HeadlessPanel.trayColumns).ink >= 20 }
+        _ = try waitForBar("the restarted bar shows the icon", panel: panel) {
+            self.counts($0, HeadlessPanel.trayColumns).ink >= 20
+        }
         XCTAssertFalse(daemon.log.contains("tray"), "nothing to report: \(daemon.log)")
 
         // Idle with a panel showing the item: no wake-ups. libdispatch lets a worker thread

@@ -33,7 +33,9 @@ final class PeaksAcceptanceTests: RecorderTestCase {
     /// and Stop once the memo is 1.9 times as long as its loud part.
     private func recordLoudThenSilent(loud: Double = 2) throws -> (memo: ObjectPath, loud: Double, total: Double) {
         let memo = try recorder.recordWithOptions(["format": .string("wav")])
-        try waitUntil("\(loud) s are recorded", timeout: .seconds(loud + 10)) { try self.seconds("CurrentTime") >= loud }
+        try waitUntil("\(loud) s are recorded", timeout: .seconds(loud + 10)) {
+            try self.seconds("CurrentTime") >= loud
+        }
         try recorder.call("Pause")
         let loudPart = try seconds("CurrentTime")
         fixture.stimulus.stop()
@@ -76,10 +78,12 @@ final class PeaksAcceptanceTests: RecorderTestCase {
         XCTAssertLessThanOrEqual(coarse[3], 0.01)
         XCTAssertEqual(try peaks(memo, 4096).count, 4096)
         XCTAssertEqual(decodes(of: memo, in: debug), 1, "later calls open no file: \(debug.log)")
-        let cached = fixture.session.runtimeDirectory.appendingPathComponent("voicememo/peaks/\(memo.rawValue.split(separator: "/").last!).peaks")
+        let cached = fixture.session.runtimeDirectory.appendingPathComponent(
+            "voicememo/peaks/\(memo.rawValue.split(separator: "/").last!).peaks")
         let mode = try FileManager.default.attributesOfItem(atPath: cached.path)[.posixPermissions] as? Int
         XCTAssertEqual(mode, 0o600, "the peaks cache is the user's alone")
-        XCTAssertLessThanOrEqual(try XCTUnwrap(FileManager.default.attributesOfItem(atPath: cached.path)[.size] as? Int), 44 + 8192)
+        XCTAssertLessThanOrEqual(
+            try XCTUnwrap(FileManager.default.attributesOfItem(atPath: cached.path)[.size] as? Int), 44 + 8192)
 
         // A restart keeps the cache (it lives in the runtime directory).
         XCTAssertEqual(debug.stop(), .exited(0))
@@ -106,7 +110,9 @@ final class PeaksAcceptanceTests: RecorderTestCase {
     func testTheMemoBeingRecordedAnswersFromWhatIsWrittenSoFar() throws {
         for format in ["wav", "opus"] {
             let memo = try recorder.recordWithOptions(["format": .string(format)])
-            try waitUntil("2.5 s of \(format) are recorded", timeout: .seconds(15)) { try self.seconds("CurrentTime") >= 2.5 }
+            try waitUntil("2.5 s of \(format) are recorded", timeout: .seconds(15)) {
+                try self.seconds("CurrentTime") >= 2.5
+            }
             let values = try peaks(memo, 10)
             XCTAssertEqual(values.count, 10)
             // The file on disk is brought up to date every second: at least the first
@@ -144,7 +150,8 @@ final class PeaksAcceptanceTests: RecorderTestCase {
         try recorder.drainSignals()
         XCTAssertFalse(
             recorder.received.contains {
-                ["InterfacesAdded", "InterfacesRemoved"].contains($0.member.rawValue) && $0.arguments.first?.objectPath == cancelled
+                ["InterfacesAdded", "InterfacesRemoved"].contains($0.member.rawValue)
+                    && $0.arguments.first?.objectPath == cancelled
             },
             "nothing announced for a cancelled memo")
     }
@@ -180,7 +187,8 @@ final class PeaksAcceptanceTests: RecorderTestCase {
             XCTFail("Peaks of a removed file answered")
         } catch let error as BusError {
             XCTAssertTrue(
-                [ContractError.noSuchMemo.name.rawValue, ErrorName.unknownObject.rawValue].contains(error.name.rawValue),
+                [ContractError.noSuchMemo.name.rawValue, ErrorName.unknownObject.rawValue].contains(
+                    error.name.rawValue),
                 "\(error.name): \(error.message)")
         }
         XCTAssertTrue(daemon.isRunning)
@@ -204,13 +212,19 @@ final class PeaksAcceptanceTests: RecorderTestCase {
         XCTAssertEqual(json.status, 0, "\(json)")
         let array = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [Double], json.stdout)
         XCTAssertEqual(array.count, expected.count)
-        for (printed, value) in zip(array, expected) { XCTAssertEqual(printed, value, accuracy: 1e-12, "JSON keeps the value") }
+        for (printed, value) in zip(array, expected) {
+            XCTAssertEqual(printed, value, accuracy: 1e-12, "JSON keeps the value")
+        }
 
         let standard = try fixture.voicememo(["peaks", "latest", "--json"])
-        XCTAssertEqual((try JSONSerialization.jsonObject(with: Data(standard.stdout.utf8)) as? [Double])?.count, 100, "100 values unless --count says")
+        XCTAssertEqual(
+            (try JSONSerialization.jsonObject(with: Data(standard.stdout.utf8)) as? [Double])?.count, 100,
+            "100 values unless --count says")
 
-        for arguments in [["peaks"], ["peaks", "latest", "--count", "0"], ["peaks", "latest", "--count", "4097"],
-                          ["peaks", "latest", "--count", "many"], ["peaks", "latest", "--count"], ["peaks", "latest", "other"]] {
+        for arguments in [
+            ["peaks"], ["peaks", "latest", "--count", "0"], ["peaks", "latest", "--count", "4097"],
+            ["peaks", "latest", "--count", "many"], ["peaks", "latest", "--count"], ["peaks", "latest", "other"],
+        ] {
             let output = try fixture.voicememo(arguments)
             XCTAssertEqual(output.status, 64, "\(arguments): \(output)")
             XCTAssertTrue(output.stderr.contains("Usage: voicememo peaks"), "\(arguments): \(output.stderr)")
@@ -234,9 +248,11 @@ final class PeaksAcceptanceTests: RecorderTestCase {
 
         // script(1) gives the command a pseudo-terminal as its stdout.
         let command = "'\(try BuildProducts.voicememo().path)' list"
-        let terminal = try fixture.session.run("/usr/bin/script", ["-qec", command, "/dev/null"], timeout: .seconds(10))
+        let terminal = try fixture.session.run(
+            "/usr/bin/script", ["-qec", command, "/dev/null"], timeout: .seconds(10))
         XCTAssertEqual(terminal.status, 0, "\(terminal)")
-        let line = try XCTUnwrap(terminal.stdout.split(whereSeparator: \.isNewline).first { $0.hasPrefix(id) }, terminal.stdout)
+        let line = try XCTUnwrap(
+            terminal.stdout.split(whereSeparator: \.isNewline).first { $0.hasPrefix(id) }, terminal.stdout)
         let sparkline = line.filter { blocks.contains($0) }
         XCTAssertEqual(sparkline.count, 16, "16 blocks: \(line)")
         // The tone at half scale throughout: every block is the fourth or fifth.

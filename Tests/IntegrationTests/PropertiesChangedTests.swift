@@ -39,8 +39,8 @@ final class PropertiesChangedTests: RecorderTestCase {
             })
         return interface.elements(forName: "property").compactMap { property in
             guard property.attribute(forName: "access")?.stringValue == "readwrite",
-                  let name = property.attribute(forName: "name")?.stringValue,
-                  let type = property.attribute(forName: "type")?.stringValue
+                let name = property.attribute(forName: "name")?.stringValue,
+                let type = property.attribute(forName: "type")?.stringValue
             else { return nil }
             return (name, type)
         }
@@ -60,7 +60,8 @@ final class PropertiesChangedTests: RecorderTestCase {
 
     func testEachRecorderPropertySetIsAnnouncedOnceAndASetToTheSameValueNotAtAll() throws {
         let properties = try writableProperties()
-        XCTAssertGreaterThanOrEqual(properties.count, 7, "the contract's six writable settings and NotificationsEnabled: \(properties)")
+        XCTAssertGreaterThanOrEqual(
+            properties.count, 7, "the contract's six writable settings and NotificationsEnabled: \(properties)")
         for (name, type) in properties {
             let current = try recorder.property(name)
             let newValue: BusValue
@@ -89,13 +90,17 @@ final class PropertiesChangedTests: RecorderTestCase {
         try recorder.waitForSignal("RecordingFinished") { $0.arguments.first?.objectPath == memo }
         let memoInterface = VoiceMemoProxy.memoInterface
 
-        let changed = try announcements(on: memo, interface: memoInterface) { try recorder.setMemoTitle(memo, "Budget") }
+        let changed = try announcements(on: memo, interface: memoInterface) {
+            try recorder.setMemoTitle(memo, "Budget")
+        }
         XCTAssertEqual(changed.count, 1, "one PropertiesChanged for a Set of Title: \(changed)")
         let values = try XCTUnwrap(changed.first?.arguments[1].stringDictionary)
         XCTAssertEqual(values["Title"], .string("Budget"))
         XCTAssertEqual(values["Path"], .string(try recorder.file(of: memo).path), "the file was renamed with the title")
 
-        let unchanged = try announcements(on: memo, interface: memoInterface) { try recorder.setMemoTitle(memo, "Budget") }
+        let unchanged = try announcements(on: memo, interface: memoInterface) {
+            try recorder.setMemoTitle(memo, "Budget")
+        }
         XCTAssertEqual(unchanged.count, 0, "no PropertiesChanged for a Set of Title to its value: \(unchanged)")
         XCTAssertEqual(try recorder.memoProperty(memo, "Title"), .string("Budget"))
     }

@@ -1,8 +1,8 @@
 import Bus
 import Foundation
 import IntegrationSupport
-import Synchronization
 import SoundFile
+import Synchronization
 import VoiceMemoContract
 import VoiceMemoCore
 import XCTest
@@ -20,7 +20,10 @@ final class RecordingAcceptanceTests: RecorderTestCase {
     }
 
     private func busctlCall(_ method: String) throws -> String {
-        try busctl(["call", Contract.busName.rawValue, Contract.recorderPath.rawValue, Contract.recorderInterface.rawValue, method])
+        try busctl([
+            "call", Contract.busName.rawValue, Contract.recorderPath.rawValue, Contract.recorderInterface.rawValue,
+            method,
+        ])
     }
 
     /// Checks that `file` holds the stimulus: level within 1 dB, frequency within 2 %.
@@ -32,13 +35,17 @@ final class RecordingAcceptanceTests: RecorderTestCase {
         let level = AudioAnalysis.rmsDBFS(steady)
         let frequency = AudioAnalysis.dominantFrequency(steady, sampleRate: file.sampleRate)
         XCTAssertEqual(level, fixture.stimulus.rmsDBFS, accuracy: 1, "\(context): level", line: line)
-        XCTAssertEqual(frequency, Stimulus.frequency, accuracy: Stimulus.frequency * 0.02, "\(context): frequency", line: line)
+        XCTAssertEqual(
+            frequency, Stimulus.frequency, accuracy: Stimulus.frequency * 0.02, "\(context): frequency", line: line)
     }
 
     // 1. Record, 3 s, Stop, in every format, through busctl exactly as a user types it.
     func testRecordThreeSecondsInEveryFormatHoldsTheTone() throws {
         for format in AudioFormat.allCases {
-            try busctl(["set-property", Contract.busName.rawValue, Contract.recorderPath.rawValue, Contract.recorderInterface.rawValue, "Format", "s", format.rawValue])
+            try busctl([
+                "set-property", Contract.busName.rawValue, Contract.recorderPath.rawValue,
+                Contract.recorderInterface.rawValue, "Format", "s", format.rawValue,
+            ])
             var span = RecordingSpan()
             let started = try span.start { try busctlCall("Record") }
             Thread.sleep(forTimeInterval: 3)  // the recording's length, not a wait for an event
@@ -50,7 +57,8 @@ final class RecordingAcceptanceTests: RecorderTestCase {
             XCTAssertEqual(url.pathExtension, format.fileExtension)
             let file = try SoundFileReader(path: url.path)
             XCTAssertEqual(file.format, format)
-            XCTAssertTrue(span.admits(file.duration, tolerance: 0.1), "\(format) duration \(file.duration) s, recorded \(span)")
+            XCTAssertTrue(
+                span.admits(file.duration, tolerance: 0.1), "\(format) duration \(file.duration) s, recorded \(span)")
             assertHoldsStimulus(file, "\(format)")
             if format == .wav {
                 let exact = AudioAnalysis.exactSamplesAcrossSourceDropouts(
@@ -143,7 +151,10 @@ final class RecordingAcceptanceTests: RecorderTestCase {
             (["sample-rate": .uint32(7)], invalid, ["sample-rate", "7"]),
             (["channels": .uint32(9)], invalid, ["channels", "9"]),
             (["format": .string("aac")], invalid, ["format", "aac"]),
-            (["format": .string("opus"), "sample-rate": .uint32(44100)], ContractError.unsupported.name.rawValue, ["44100"]),
+            (
+                ["format": .string("opus"), "sample-rate": .uint32(44100)], ContractError.unsupported.name.rawValue,
+                ["44100"]
+            ),
         ]
         for (options, name, mentions) in cases {
             let error = try XCTUnwrap(recorder.callFailing("RecordWithOptions", [.stringDictionary(options)]))
@@ -182,7 +193,8 @@ final class RecordingAcceptanceTests: RecorderTestCase {
                 let connection = try BusConnection.connect(address: busAddress)
                 for _ in 0..<(50 / clients) {
                     let reply = try connection.call(
-                        destination: VoiceMemoProxy.busName, path: VoiceMemoProxy.path, interface: VoiceMemoProxy.interface,
+                        destination: VoiceMemoProxy.busName, path: VoiceMemoProxy.path,
+                        interface: VoiceMemoProxy.interface,
                         member: MemberName("Toggle"))
                     results.withLock { $0.append(reply.first?.string ?? "?") }
                 }
@@ -223,7 +235,8 @@ final class RecordingAcceptanceTests: RecorderTestCase {
     func testSettingsSurviveARestart() throws {
         let settings: [(String, BusValue)] = [
             ("Format", .string("vorbis")), ("SampleRate", .uint32(16000)), ("Channels", .uint32(2)),
-            ("Quality", .string("high")), ("Source", .string(AudioDevices.microphone)), ("MeteringEnabled", .boolean(true)),
+            ("Quality", .string("high")), ("Source", .string(AudioDevices.microphone)),
+            ("MeteringEnabled", .boolean(true)),
         ]
         for (name, value) in settings { try recorder.setProperty(name, value) }
         try recorder.waitForSignal("PropertiesChanged") { $0.arguments[1].stringDictionary?["MeteringEnabled"] != nil }

@@ -9,13 +9,12 @@ import XCTest
 /// Nothing lost: crashes, SIGTERM and a full disk never cost audio already captured.
 final class RobustnessTests: RecorderTestCase {
 
-
     // 1. SIGKILL at random moments: every memo decodes, keeps its audio, is reported once.
     func testSigkillMidRecordingLosesAtMostTheLastSecond() throws {
-        var random = SeededGenerator(seed: 20261129)
+        var random = SeededGenerator(seed: 20_261_129)
         var daemon = self.daemon
         var restarted: [Daemon] = []
-        defer { restarted.forEach { _ = $0.stop() } }
+        defer { for daemon in restarted { _ = daemon.stop() } }
         let formats = ["wav", "flac", "opus"]
         for round in 0..<10 {
             let format = formats[round % formats.count]
@@ -27,7 +26,9 @@ final class RobustnessTests: RecorderTestCase {
 
             daemon = try fixture.launchDaemon()
             restarted.append(daemon)
-            let report = try recorder.waitForSignal("RecordingFinished", timeout: .seconds(5)) { $0.arguments.first?.objectPath == memo }
+            let report = try recorder.waitForSignal("RecordingFinished", timeout: .seconds(5)) {
+                $0.arguments.first?.objectPath == memo
+            }
             XCTAssertEqual(report.arguments.last?.boolean, false, "a crashed memo is reported as not successful")
 
             let url = try recorder.file(of: memo)
@@ -35,8 +36,11 @@ final class RobustnessTests: RecorderTestCase {
             let decoded = file.readFloats().count / file.channelCount
             let kept = Double(decoded) / Double(file.sampleRate)
             let allowed = format == "wav" ? 0.2 : 1.0
-            XCTAssertGreaterThanOrEqual(kept, recorded - allowed, "round \(round) \(format): kept \(kept) s of \(recorded) s")
-            XCTAssertEqual(Double(file.frameCount) / Double(file.sampleRate), kept, accuracy: 0.05, "the header tells the real length")
+            XCTAssertGreaterThanOrEqual(
+                kept, recorded - allowed, "round \(round) \(format): kept \(kept) s of \(recorded) s")
+            XCTAssertEqual(
+                Double(file.frameCount) / Double(file.sampleRate), kept, accuracy: 0.05,
+                "the header tells the real length")
             try assertStandardDecoderAccepts(url, format: format)
         }
         try recorder.drainSignals()
@@ -44,13 +48,15 @@ final class RobustnessTests: RecorderTestCase {
         XCTAssertEqual(reports.count, 10, "each crashed memo is reported exactly once")
         XCTAssertEqual(Set(reports.compactMap { $0.arguments.first?.objectPath }).count, 10)
         XCTAssertFalse(
-            FileManager.default.fileExists(atPath: fixture.session.memoDirectory.appendingPathComponent(".voicememo-recording").path),
+            FileManager.default.fileExists(
+                atPath: fixture.session.memoDirectory.appendingPathComponent(".voicememo-recording").path),
             "the journal is empty once every memo is recovered")
     }
 
     /// `flac -t` and `opusinfo` are the codecs' own checkers.
     private func assertStandardDecoderAccepts(_ url: URL, format: String, line: UInt = #line) throws {
-        let checker: (String, [String])? = format == "flac" ? ("flac", ["-t", "-s", url.path]) : format == "opus" ? ("opusinfo", [url.path]) : nil
+        let checker: (String, [String])? =
+            format == "flac" ? ("flac", ["-t", "-s", url.path]) : format == "opus" ? ("opusinfo", [url.path]) : nil
         guard let (tool, arguments) = checker else { return }
         let output = try fixture.session.run(tool, arguments)
         XCTAssertEqual(output.status, 0, "\(tool) rejects \(url.lastPathComponent): \(output)", line: line)
@@ -79,8 +85,11 @@ final class RobustnessTests: RecorderTestCase {
         for _ in 0..<1800 { writer.write(secondBytes) }
         try writer.close()
         let encoded = try fixture.session.run(
-            "flac", ["-s", "-f", "--force-raw-format", "--endian=little", "--sign=signed", "--channels=1", "--bps=16",
-                     "--sample-rate=48000", "-o", crashed.path, raw.path], timeout: .seconds(120))
+            "flac",
+            [
+                "-s", "-f", "--force-raw-format", "--endian=little", "--sign=signed", "--channels=1", "--bps=16",
+                "--sample-rate=48000", "-o", crashed.path, raw.path,
+            ], timeout: .seconds(120))
         XCTAssertEqual(encoded.status, 0, "\(encoded)")
         try FileManager.default.removeItem(at: raw)
         // An encoder that never finished leaves STREAMINFO's total and MD5 at zero.
@@ -98,17 +107,22 @@ final class RobustnessTests: RecorderTestCase {
         let restarted = try fixture.launchDaemon(waitsForLibrary: false)
         defer { _ = restarted.stop() }
         let memo = try recorder.recordWithOptions(["format": .string("wav")])
-        XCTAssertFalse(restarted.log.contains("recovered \(name)"), "Record was answered only after the repair: \(restarted.log)")
+        XCTAssertFalse(
+            restarted.log.contains("recovered \(name)"), "Record was answered only after the repair: \(restarted.log)")
         XCTAssertEqual(try recorder.call("Stop").first?.objectPath, memo)
 
         let repaired = Contract.memoPath(id: MemoNaming.memoID(forFileName: name))
-        let report = try recorder.waitForSignal("RecordingFinished", timeout: .seconds(120)) { $0.arguments.first?.objectPath == repaired }
+        let report = try recorder.waitForSignal("RecordingFinished", timeout: .seconds(120)) {
+            $0.arguments.first?.objectPath == repaired
+        }
         XCTAssertEqual(report.arguments.last?.boolean, false, "a crashed memo is reported as not successful")
         XCTAssertTrue(restarted.log.contains("recovered \(name) after a crash"), restarted.log)
         let file = try SoundFileReader(path: crashed.path)
         XCTAssertEqual(file.duration, 1800, accuracy: 1, "all but the torn last frame is kept")
         try assertStandardDecoderAccepts(crashed, format: "flac")
-        XCTAssertEqual(RecordingJournal(directory: directory.path).entries(), [], "the journal is empty once the memo is recovered")
+        XCTAssertEqual(
+            RecordingJournal(directory: directory.path).entries(), [], "the journal is empty once the memo is recovered"
+        )
     }
 
     // 2. SIGTERM finishes the open memo properly and exits 0.
@@ -120,7 +134,8 @@ final class RobustnessTests: RecorderTestCase {
         let elapsed = Date().timeIntervalSince(started)
         let file = try SoundFileReader(path: recorder.file(of: memo).path)
         XCTAssertEqual(file.duration, elapsed, accuracy: 0.1)
-        XCTAssertEqual(file.readFloats().count / file.channelCount, file.frameCount, "finalized: the header's length is exact")
+        XCTAssertEqual(
+            file.readFloats().count / file.channelCount, file.frameCount, "finalized: the header's length is exact")
         try assertStandardDecoderAccepts(recorder.file(of: memo), format: "flac")
         let finished = try recorder.waitForSignal("RecordingFinished") { $0.arguments.first?.objectPath == memo }
         XCTAssertEqual(finished.arguments.last?.boolean, true)
@@ -132,14 +147,19 @@ final class RobustnessTests: RecorderTestCase {
         let directory = fixture.session.memoDirectory
         XCTAssertEqual(daemon.stop(), .exited(0))
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let mount = try fixture.session.run("mount", ["-t", "tmpfs", "-o", "size=1m,mode=0700", "tmpfs", directory.path])
+        let mount = try fixture.session.run(
+            "mount", ["-t", "tmpfs", "-o", "size=1m,mode=0700", "tmpfs", directory.path])
         XCTAssertEqual(mount.status, 0, "mounting a 1 MiB tmpfs needs root: \(mount)")
         defer { _ = try? fixture.session.run("umount", ["-l", directory.path]) }
         let small = try fixture.launchDaemon()
         defer { _ = small.stop() }
 
-        let memo = try recorder.recordWithOptions(["format": .string("wav"), "sample-rate": .uint32(96000), "channels": .uint32(2)])
-        let error = try recorder.waitForSignal("EncodeError", timeout: .seconds(10)) { $0.arguments.first?.objectPath == memo }
+        let memo = try recorder.recordWithOptions([
+            "format": .string("wav"), "sample-rate": .uint32(96000), "channels": .uint32(2),
+        ])
+        let error = try recorder.waitForSignal("EncodeError", timeout: .seconds(10)) {
+            $0.arguments.first?.objectPath == memo
+        }
         XCTAssertTrue(error.arguments.last?.string?.contains("No space left") == true, "\(error.arguments)")
         let finished = try recorder.waitForSignal("RecordingFinished") { $0.arguments.first?.objectPath == memo }
         XCTAssertEqual(finished.arguments.last?.boolean, false)
@@ -153,7 +173,9 @@ final class RobustnessTests: RecorderTestCase {
 
         try FileManager.default.removeItem(at: url)
         let next = try recorder.recordWithOptions(["format": .string("wav"), "duration": .double(0.5)])
-        let done = try recorder.waitForSignal("RecordingFinished", timeout: .seconds(5)) { $0.arguments.first?.objectPath == next }
+        let done = try recorder.waitForSignal("RecordingFinished", timeout: .seconds(5)) {
+            $0.arguments.first?.objectPath == next
+        }
         XCTAssertEqual(done.arguments.last?.boolean, true, "recording works again once there is space")
     }
 

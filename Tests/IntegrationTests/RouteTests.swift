@@ -40,8 +40,11 @@ final class RouteTests: RecorderTestCase {
         XCTAssertEqual(try recorder.property("ActiveSource").string, AudioDevices.microphone)
         Thread.sleep(forTimeInterval: 1)
         _ = try fixture.audioServer.pactl(["set-default-source", SecondInput.source])
-        let route = try recorder.waitForSignal("RouteChanged", timeout: .seconds(3)) { $0.arguments.first?.string == "default-changed" }
-        XCTAssertEqual(route.arguments.compactMap(\.string), ["default-changed", AudioDevices.microphone, SecondInput.source])
+        let route = try recorder.waitForSignal("RouteChanged", timeout: .seconds(3)) {
+            $0.arguments.first?.string == "default-changed"
+        }
+        XCTAssertEqual(
+            route.arguments.compactMap(\.string), ["default-changed", AudioDevices.microphone, SecondInput.source])
         XCTAssertEqual(try recorder.property("ActiveSource").string, SecondInput.source)
         Thread.sleep(forTimeInterval: 1)
         XCTAssertEqual(try recorder.call("Stop").first?.objectPath, memo)
@@ -50,7 +53,8 @@ final class RouteTests: RecorderTestCase {
         XCTAssertGreaterThan(switchover.before, 0.8, "the first input's tone until the switch")
         XCTAssertGreaterThan(switchover.after, 0.8, "the second input's tone after it")
         XCTAssertLessThan(switchover.gap, 0.2, "the switch loses less than 200 ms")
-        print("default switch on \(fixture.audioServer.serverName): \(Int(switchover.gap * 1000)) ms without either tone")
+        print(
+            "default switch on \(fixture.audioServer.serverName): \(Int(switchover.gap * 1000)) ms without either tone")
     }
 
     // 2. The recorded input is unplugged: the server's fallback takes over, announced as
@@ -72,7 +76,9 @@ final class RouteTests: RecorderTestCase {
         let route = try recorder.waitForSignal("RouteChanged", timeout: .seconds(3)) {
             $0.arguments.first?.string == "old-device-unavailable"
         }
-        XCTAssertEqual(route.arguments.compactMap(\.string), ["old-device-unavailable", SecondInput.source, AudioDevices.microphone])
+        XCTAssertEqual(
+            route.arguments.compactMap(\.string),
+            ["old-device-unavailable", SecondInput.source, AudioDevices.microphone])
         XCTAssertEqual(try recorder.property("ActiveSource").string, AudioDevices.microphone)
         XCTAssertEqual(try recorder.state, "recording")
         Thread.sleep(forTimeInterval: 1)
@@ -119,8 +125,10 @@ final class RouteTests: RecorderTestCase {
         let toneSeconds = Double(tones.filter { $0 != nil }.count) / 100
         let recorded = RecordingSpan.seconds(of: beforeLoss, afterReturn)
         let context = "\(toneSeconds) s of tone, recorded \(beforeLoss) and \(afterReturn)"
-        XCTAssertGreaterThan(toneSeconds, recorded.lowerBound - 0.15, "the tone from before the loss and after the return: \(context)")
-        XCTAssertLessThan(toneSeconds, recorded.upperBound + 0.15, "nothing recorded while no input existed: \(context)")
+        XCTAssertGreaterThan(
+            toneSeconds, recorded.lowerBound - 0.15, "the tone from before the loss and after the return: \(context)")
+        XCTAssertLessThan(
+            toneSeconds, recorded.upperBound + 0.15, "nothing recorded while no input existed: \(context)")
     }
 
     // A recording pinned to an input that goes away pauses (device-lost) rather than record
@@ -177,10 +185,13 @@ final class RouteTests: RecorderTestCase {
         // so a RouteChanged sent for the move would be among them.
         try recorder.waitForSignal("RecordingFinished") { $0.arguments.first?.objectPath == memo }
         let announcedSources = recorder.received.compactMap { signal in
-            signal.member.rawValue == "PropertiesChanged" ? signal.arguments[1].stringDictionary?["ActiveSource"]?.string : nil
+            signal.member.rawValue == "PropertiesChanged"
+                ? signal.arguments[1].stringDictionary?["ActiveSource"]?.string : nil
         }
-        XCTAssertTrue(announcedSources.contains(SecondInput.source), "the move's PropertiesChanged was read: \(announcedSources)")
-        XCTAssertFalse(recorder.received.contains { $0.member.rawValue == "RouteChanged" }, "no route change for a mixer's move")
+        XCTAssertTrue(
+            announcedSources.contains(SecondInput.source), "the move's PropertiesChanged was read: \(announcedSources)")
+        XCTAssertFalse(
+            recorder.received.contains { $0.member.rawValue == "RouteChanged" }, "no route change for a mixer's move")
         let switchover = try toneSwitch(in: memo, from: Stimulus.frequency, to: SecondInput.frequency)
         XCTAssertGreaterThan(switchover.after, 0.8, "the audio comes from where the stream went")
     }
@@ -197,11 +208,14 @@ final class RouteTests: RecorderTestCase {
         for _ in 1...5 {
             _ = try fixture.audioServer.pactl(["move-source-output", stream, source])
             let isMoved: Void? = try? waitUntil("the server lists the stream on \(source)", timeout: .seconds(1)) {
-                try fixture.audioServer.shortListing("source-outputs").contains { $0.count > 1 && $0[0] == stream && $0[1] == sourceIndex }
+                try fixture.audioServer.shortListing("source-outputs").contains {
+                    $0.count > 1 && $0[0] == stream && $0[1] == sourceIndex
+                }
             }
             if isMoved != nil { return }
         }
-        throw FixtureError.timedOut(waitingUntil: "the server moves the stream to \(source), asked 5 times", after: .seconds(5))
+        throw FixtureError.timedOut(
+            waitingUntil: "the server moves the stream to \(source), asked 5 times", after: .seconds(5))
     }
 
     /// The index of this test's daemon's record stream, as `pactl` lists it (by process id:
@@ -209,7 +223,8 @@ final class RouteTests: RecorderTestCase {
     private func daemonStreamIndex() throws -> String {
         let listing = try fixture.audioServer.pactl(["list", "source-outputs"])
         let blocks = listing.components(separatedBy: "Source Output #").dropFirst()
-        let ours = try XCTUnwrap(blocks.last { $0.contains("application.process.id = \"\(daemon.process.pid)\"") }, listing)
+        let ours = try XCTUnwrap(
+            blocks.last { $0.contains("application.process.id = \"\(daemon.process.pid)\"") }, listing)
         return String(ours.prefix { $0.isNumber })
     }
 
@@ -222,7 +237,9 @@ final class RouteTests: RecorderTestCase {
 
     /// The seconds of tone `first` before and of tone `second` after the switch in `memo`'s
     /// file, and the seconds between them that hold neither.
-    private func toneSwitch(in memo: ObjectPath, from first: Double, to second: Double) throws -> (before: Double, after: Double, gap: Double) {
+    private func toneSwitch(in memo: ObjectPath, from first: Double, to second: Double) throws -> (
+        before: Double, after: Double, gap: Double
+    ) {
         let samples = try SoundFileReader(path: recorder.file(of: memo).path).readFloats()
         let window = 480  // 10 ms
         let tones = AudioAnalysis.tones(in: samples, frequencies: [first, second], sampleRate: 48_000, window: window)

@@ -23,21 +23,28 @@ final class ServerLossTests: RecorderTestCase {
         let memo = try beforeOutage.start { try recorder.recordWithOptions(["format": .string("wav")]) }
         Thread.sleep(forTimeInterval: 1)
         beforeOutage.stop { fixture.audioServer.kill() }
-        let began = try recorder.waitForSignal("Interruption", timeout: .seconds(2)) { $0.arguments.first?.string == "began" }
+        let began = try recorder.waitForSignal("Interruption", timeout: .seconds(2)) {
+            $0.arguments.first?.string == "began"
+        }
         XCTAssertEqual(began.arguments.compactMap(\.string), ["began", "server-lost"])
         XCTAssertEqual(began.arguments.last?.boolean, true)
         XCTAssertEqual(try recorder.state, "interrupted")
         let url = try recorder.file(of: memo)
-        XCTAssertEqual(try SoundFileReader(path: url.path).duration, 1, accuracy: 0.15, "the file is valid during the outage")
+        XCTAssertEqual(
+            try SoundFileReader(path: url.path).duration, 1, accuracy: 0.15, "the file is valid during the outage")
 
         Thread.sleep(forTimeInterval: 3)  // the outage
         let ended = try afterOutage.start {
             try fixture.audioServer.restart()
             try fixture.stimulus.start()
-            return try recorder.waitForSignal("Interruption", timeout: .seconds(5)) { $0.arguments.first?.string == "ended" }
+            return try recorder.waitForSignal("Interruption", timeout: .seconds(5)) {
+                $0.arguments.first?.string == "ended"
+            }
         }
         XCTAssertEqual(ended.arguments.compactMap(\.string), ["ended", "server-lost"])
-        let route = try recorder.waitForSignal("RouteChanged", timeout: .seconds(2)) { $0.arguments.first?.string == "server-restarted" }
+        let route = try recorder.waitForSignal("RouteChanged", timeout: .seconds(2)) {
+            $0.arguments.first?.string == "server-restarted"
+        }
         XCTAssertEqual(route.arguments[1].string, AudioDevices.microphone, "the source before the outage")
         // The stream reconnects to whatever is the default at that moment; once the restarted
         // server has its devices back, the recording follows the microphone again.
@@ -53,7 +60,8 @@ final class ServerLossTests: RecorderTestCase {
         let recorded = RecordingSpan.seconds(of: beforeOutage, afterOutage)
         XCTAssertTrue(
             (recorded.lowerBound - 0.15...recorded.upperBound + 0.15).contains(file.duration),
-            "a second before and a second after; the outage is not recorded: \(file.duration) s, recorded \(beforeOutage) and \(afterOutage)")
+            "a second before and a second after; the outage is not recorded: \(file.duration) s, recorded \(beforeOutage) and \(afterOutage)"
+        )
         let tone = try XCTUnwrap(tonalRange(file))
         XCTAssertLessThan(tone.lowerBound, 0.2, "audio from before the outage")
         XCTAssertGreaterThan(tone.upperBound, file.duration - 0.3, "and from after it")
@@ -72,7 +80,9 @@ final class ServerLossTests: RecorderTestCase {
         Thread.sleep(forTimeInterval: 1)
         fixture.audioServer.kill()
         try recorder.waitForSignal("Interruption", timeout: .seconds(2)) { $0.arguments.first?.string == "began" }
-        let finished = try recorder.waitForSignal("RecordingFinished", timeout: .seconds(5)) { $0.arguments.first?.objectPath == memo }
+        let finished = try recorder.waitForSignal("RecordingFinished", timeout: .seconds(5)) {
+            $0.arguments.first?.objectPath == memo
+        }
         XCTAssertEqual(finished.arguments.last?.boolean, false)
         XCTAssertEqual(try recorder.state, "idle")
         let file = try SoundFileReader(path: recorder.file(of: memo).path)
@@ -96,7 +106,9 @@ final class ServerLossTests: RecorderTestCase {
         try fixture.audioServer.restart()
         try fixture.stimulus.start()
         let memo = try recorder.recordWithOptions(["format": .string("wav"), "duration": .double(0.5)])
-        let finished = try recorder.waitForSignal("RecordingFinished", timeout: .seconds(5)) { $0.arguments.first?.objectPath == memo }
+        let finished = try recorder.waitForSignal("RecordingFinished", timeout: .seconds(5)) {
+            $0.arguments.first?.objectPath == memo
+        }
         XCTAssertEqual(finished.arguments.last?.boolean, true)
         XCTAssertEqual(try SoundFileReader(path: recorder.file(of: memo).path).duration, 0.5, accuracy: 0.01)
     }

@@ -16,7 +16,8 @@ final class SkipSilenceAcceptanceTests: RecorderTestCase {
         let aside = fixture.session.root.appendingPathComponent(name)
         var request = RecordingRequest(defaults: RecorderDefaults())
         request.format = .wav
-        let writer = try SoundFileWriter(path: aside.path, request: request, tags: MemoTags(title: nil, date: "2026-12-01"))
+        let writer = try SoundFileWriter(
+            path: aside.path, request: request, tags: MemoTags(title: nil, date: "2026-12-01"))
         try samples.withUnsafeBytes { try writer.write($0, frameCount: samples.count) }
         try writer.close()
         try FileManager.default.moveItem(at: aside, to: fixture.session.memoDirectory.appendingPathComponent(name))
@@ -30,10 +31,13 @@ final class SkipSilenceAcceptanceTests: RecorderTestCase {
     /// The MPRIS position, in seconds.
     private func mediaPlayerPosition() throws -> Double {
         let output = try fixture.session.busctl([
-            "get-property", "org.mpris.MediaPlayer2.voicememo", "/org/mpris/MediaPlayer2", "org.mpris.MediaPlayer2.Player",
+            "get-property", "org.mpris.MediaPlayer2.voicememo", "/org/mpris/MediaPlayer2",
+            "org.mpris.MediaPlayer2.Player",
             "Position",
         ])
-        let micros = try XCTUnwrap(Double(output.stdout.split(separator: " ").last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""), output.stdout)
+        let micros = try XCTUnwrap(
+            Double(output.stdout.split(separator: " ").last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""),
+            output.stdout)
         return micros / 1_000_000
     }
 
@@ -57,8 +61,10 @@ final class SkipSilenceAcceptanceTests: RecorderTestCase {
         fixture.stimulus.stop()  // so the speaker carries only the playback
         XCTAssertEqual(try recorder.property("SkipSilence").boolean, false, "off by default")
         try recorder.setProperty("SkipSilence", .boolean(true))
-        let settings = try String(contentsOf: fixture.session.settingsDirectory.appendingPathComponent("settings.json"), encoding: .utf8)
-        XCTAssertTrue(settings.contains("\"skipsSilence\" : true") || settings.contains("\"skipsSilence\":true"), settings)
+        let settings = try String(
+            contentsOf: fixture.session.settingsDirectory.appendingPathComponent("settings.json"), encoding: .utf8)
+        XCTAssertTrue(
+            settings.contains("\"skipsSilence\" : true") || settings.contains("\"skipsSilence\":true"), settings)
 
         let tone = fixture.stimulus.samples  // 1 s
         let memo = try addMemo(tone + [Int16](repeating: 0, count: 4 * rate) + tone, named: "tone-gap-tone.wav")
@@ -76,7 +82,9 @@ final class SkipSilenceAcceptanceTests: RecorderTestCase {
         let position = try mediaPlayerPosition()
         XCTAssertGreaterThan(position, 4.8, "MPRIS reports the memo's own time, past the skipped silence")
         XCTAssertLessThan(position, 6.0)
-        let finished = try recorder.waitForSignal("PlaybackFinished", timeout: .seconds(8)) { $0.arguments.first?.objectPath == memo }
+        let finished = try recorder.waitForSignal("PlaybackFinished", timeout: .seconds(8)) {
+            $0.arguments.first?.objectPath == memo
+        }
         let elapsed = Date().timeIntervalSince(started)
         XCTAssertEqual(finished.arguments.last?.boolean, true)
         XCTAssertEqual(elapsed, 2.4, accuracy: 0.3, "the 6 s memo plays in about 2.4 s")
@@ -87,9 +95,11 @@ final class SkipSilenceAcceptanceTests: RecorderTestCase {
         guard stretches.count == 2 else { return }
         for (index, stretch) in stretches.enumerated() {
             XCTAssertEqual(stretch.end - stretch.start, 1.0, accuracy: 0.02, "tone \(index + 1) heard whole")
-            let start = Int(stretch.start * Double(rate)), end = Int(stretch.end * Double(rate))
+            let start = Int(stretch.start * Double(rate))
+            let end = Int(stretch.end * Double(rate))
             let sound = Array(heard[start..<end])
-            XCTAssertEqual(AudioAnalysis.dominantFrequency(sound, sampleRate: rate), Stimulus.frequency, accuracy: 440 * 0.02)
+            XCTAssertEqual(
+                AudioAnalysis.dominantFrequency(sound, sampleRate: rate), Stimulus.frequency, accuracy: 440 * 0.02)
             XCTAssertEqual(AudioAnalysis.rmsDBFS(sound), fixture.stimulus.rmsDBFS, accuracy: 1)
         }
         XCTAssertEqual(stretches[1].start - stretches[0].end, 0.4, accuracy: 0.05, "0.2 s of silence kept at each edge")

@@ -67,7 +67,8 @@ final class SleepTests: RecorderTestCase {
         try waitForLock(false)
         let recorded = try XCTUnwrap(recorder.property("CurrentTime").double)
         let url = try recorder.file(of: memo)
-        XCTAssertEqual(try SoundFileReader(path: url.path).duration, recorded, accuracy: 0.001, "flushed before the lock went")
+        XCTAssertEqual(
+            try SoundFileReader(path: url.path).duration, recorded, accuracy: 0.001, "flushed before the lock went")
         XCTAssertGreaterThan(recorded, 1.2)
         Thread.sleep(forTimeInterval: 0.5)  // asleep: nothing is written
         XCTAssertEqual(try XCTUnwrap(recorder.property("CurrentTime").double), recorded, accuracy: 0.001)
@@ -89,7 +90,8 @@ final class SleepTests: RecorderTestCase {
         let file = try SoundFileReader(path: url.path)
         XCTAssertTrue(
             afterWake.admits(file.duration - recorded, tolerance: 0.1),
-            "the memo goes on after wake-up, the sleep not recorded: \(recorded) s before, \(file.duration) s in all, after it \(afterWake)")
+            "the memo goes on after wake-up, the sleep not recorded: \(recorded) s before, \(file.duration) s in all, after it \(afterWake)"
+        )
         XCTAssertEqual(recorder.memoFiles.count, 1)
     }
 
@@ -126,7 +128,8 @@ final class SleepTests: RecorderTestCase {
         XCTAssertEqual(try recorder.state, "interrupted")
         let paused = try XCTUnwrap(recorder.property("CurrentTime").double)
         Thread.sleep(forTimeInterval: 0.5)
-        XCTAssertEqual(try XCTUnwrap(recorder.property("CurrentTime").double), paused, accuracy: 0.05, "nothing written")
+        XCTAssertEqual(
+            try XCTUnwrap(recorder.property("CurrentTime").double), paused, accuracy: 0.05, "nothing written")
 
         try logind.setSession(sessionPath, isActive: true)
         let ended = try recorder.waitForSignal("Interruption") { $0.arguments.first?.string == "ended" }

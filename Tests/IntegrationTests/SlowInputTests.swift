@@ -10,7 +10,8 @@ final class SlowInputTests: RecorderTestCase {
     /// Records `seconds` from `source` into a 16-bit WAV memo between two spans of the clock,
     /// and returns its samples with the span; the recording must pass without a hitch.
     private func recordCleanly(
-        from source: String, seconds: Double, sampleRate: Int, whenOpen: () -> Void = {}, file: StaticString = #filePath,
+        from source: String, seconds: Double, sampleRate: Int, whenOpen: () -> Void = {},
+        file: StaticString = #filePath,
         line: UInt = #line
     ) throws -> (samples: [Int16], span: RecordingSpan) {
         var span = RecordingSpan()
@@ -29,9 +30,11 @@ final class SlowInputTests: RecorderTestCase {
         try recorder.drainSignals()
         let hitches = recorder.received.filter { ["Interruption", "RouteChanged"].contains($0.member.rawValue) }
         XCTAssertEqual(
-            hitches.map { "\($0.member) \($0.arguments.compactMap(\.string))" }, [], "no interruption and no route change",
+            hitches.map { "\($0.member) \($0.arguments.compactMap(\.string))" }, [],
+            "no interruption and no route change",
             file: file, line: line)
-        XCTAssertFalse(recorder.announcedStates.contains("interrupted"), "\(recorder.announcedStates)", file: file, line: line)
+        XCTAssertFalse(
+            recorder.announcedStates.contains("interrupted"), "\(recorder.announcedStates)", file: file, line: line)
         let reader = try SoundFileReader(path: recorder.file(of: memo).path)
         XCTAssertEqual(reader.sampleRate, sampleRate, file: file, line: line)
         return (reader.readInt16(), span)
@@ -75,8 +78,10 @@ final class SlowInputTests: RecorderTestCase {
         // The source is fed a burst ahead, so the memo may run ahead of the clock by a burst;
         // give or take a couple of 20 ms fragments, the recorder's own granularity.
         let fragment = 0.05
-        XCTAssertLessThanOrEqual(duration, span.seconds.upperBound + input.burst + fragment, "within one burst of \(span)")
-        XCTAssertGreaterThanOrEqual(duration, span.seconds.lowerBound - input.burst - fragment, "within one burst of \(span)")
+        XCTAssertLessThanOrEqual(
+            duration, span.seconds.upperBound + input.burst + fragment, "within one burst of \(span)")
+        XCTAssertGreaterThanOrEqual(
+            duration, span.seconds.lowerBound - input.burst - fragment, "within one burst of \(span)")
     }
 
     // Stop while the server has stalled (frozen with SIGSTOP, every connection open), long
@@ -103,7 +108,8 @@ final class SlowInputTests: RecorderTestCase {
         XCTAssertEqual(file.format, .wav)
         XCTAssertGreaterThan(file.duration, 1.2, "the audio from before the stall")
         XCTAssertLessThan(file.duration, 1.8, "nothing made up for the stall")
-        let exact = AudioAnalysis.exactSamplesAcrossSourceDropouts(recorded: file.readInt16(), period: fixture.stimulus.samples)
+        let exact = AudioAnalysis.exactSamplesAcrossSourceDropouts(
+            recorded: file.readInt16(), period: fixture.stimulus.samples)
         XCTAssertGreaterThanOrEqual(Double(exact) / Double(Stimulus.sampleRate), 1.1, "the tone, bit for bit")
     }
 }

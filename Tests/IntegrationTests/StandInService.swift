@@ -15,10 +15,13 @@ final class StandInService {
     init(session: TestSession, name: String, interface: String) throws {
         self.session = session
         owner = try BusConnection.connect(address: session.busAddress)
-        guard try owner.requestName(BusName(name)) else { throw FixtureError.startupFailed(name, reason: "the name is taken", log: "") }
+        guard try owner.requestName(BusName(name)) else {
+            throw FixtureError.startupFailed(name, reason: "the name is taken", log: "")
+        }
         logName = "stand-in-\(name)"
         monitor = try session.launch(
-            "dbus-monitor", ["--address", session.busAddress, "type='method_call',interface='\(interface)'"], logName: logName)
+            "dbus-monitor", ["--address", session.busAddress, "type='method_call',interface='\(interface)'"],
+            logName: logName)
         try waitUntil("dbus-monitor is listening", timeout: .seconds(5)) { !calls.isEmpty }
     }
 

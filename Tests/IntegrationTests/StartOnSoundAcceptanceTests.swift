@@ -134,7 +134,9 @@ final class StartOnSoundAcceptanceTests: RecorderTestCase {
         XCTAssertEqual(finishedFirst.arguments.last?.boolean, true)
         XCTAssertEqual(finishedSecond.arguments.last?.boolean, true)
         let second = try XCTUnwrap(finishedSecond.arguments.first?.objectPath)
-        try waitUntil("the recorder waits for the next sound", timeout: .seconds(3)) { try self.recorder.state == "scheduled" }
+        try waitUntil("the recorder waits for the next sound", timeout: .seconds(3)) {
+            try self.recorder.state == "scheduled"
+        }
 
         let heard = heardBursts(microphone)
         XCTAssertEqual(heard.count, 2, "the microphone heard two bursts")

@@ -10,7 +10,8 @@ extension IntegrationTestCase {
         _ directory: URL, seconds: Double, memos: Int = 1, file: StaticString = #filePath, line: UInt = #line
     ) throws {
         // Hidden files are the daemon's own (its recording journal outlives the Stop reply by a moment).
-        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { !$0.hasPrefix(".") }.sorted()
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { !$0.hasPrefix(".") }
+            .sorted()
         XCTAssertEqual(names.count, memos, "\(memos) memo(s) in \(directory.path): \(names)", file: file, line: line)
         for name in names {
             let reader = try SoundFileReader(path: directory.appendingPathComponent(name).path)
@@ -19,7 +20,9 @@ extension IntegrationTestCase {
             // Skip the first 0.1 s (the encoder's pre-roll) and analyse the steady tone.
             let steady = Array(samples.dropFirst(reader.sampleRate / 10 * reader.channelCount))
             let frequency = AudioAnalysis.dominantFrequency(steady, sampleRate: reader.sampleRate)
-            XCTAssertEqual(frequency, Stimulus.frequency, accuracy: Stimulus.frequency * 0.02, "frequency of \(name)", file: file, line: line)
+            XCTAssertEqual(
+                frequency, Stimulus.frequency, accuracy: Stimulus.frequency * 0.02, "frequency of \(name)", file: file,
+                line: line)
         }
     }
 }

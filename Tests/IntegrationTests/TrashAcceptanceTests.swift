@@ -19,13 +19,19 @@ final class TrashAcceptanceTests: RecorderTestCase {
     /// The session (and so its trash) lives as long as the class; each test starts with none.
     override func setUpWithError() throws {
         try super.setUpWithError()
-        if FileManager.default.fileExists(atPath: trash.directory) { try FileManager.default.removeItem(atPath: trash.directory) }
+        if FileManager.default.fileExists(atPath: trash.directory) {
+            try FileManager.default.removeItem(atPath: trash.directory)
+        }
     }
 
     private func recordMemo(title: String, seconds: Double = 1, on proxy: VoiceMemoProxy? = nil) throws -> ObjectPath {
         let recorder = proxy ?? recorder!
-        let memo = try recorder.recordWithOptions(["format": .string("wav"), "duration": .double(seconds), "title": .string(title)])
-        try recorder.waitForSignal("RecordingFinished", timeout: .seconds(seconds + 5)) { $0.arguments.first?.objectPath == memo }
+        let memo = try recorder.recordWithOptions([
+            "format": .string("wav"), "duration": .double(seconds), "title": .string(title),
+        ])
+        try recorder.waitForSignal("RecordingFinished", timeout: .seconds(seconds + 5)) {
+            $0.arguments.first?.objectPath == memo
+        }
         try recorder.waitForSignal("InterfacesAdded") { $0.arguments.first?.objectPath == memo }
         return memo
     }
@@ -39,7 +45,9 @@ final class TrashAcceptanceTests: RecorderTestCase {
         let lines = text.split(separator: "\n")
         XCTAssertEqual(lines.first, "[Trash Info]")
         return Dictionary(
-            lines.dropFirst().compactMap { line in line.firstIndex(of: "=").map { (String(line[..<$0]), String(line[line.index(after: $0)...])) } }
+            lines.dropFirst().compactMap { line in
+                line.firstIndex(of: "=").map { (String(line[..<$0]), String(line[line.index(after: $0)...])) }
+            }
         ) { first, _ in first }
     }
 
@@ -106,7 +114,8 @@ final class TrashAcceptanceTests: RecorderTestCase {
         XCTAssertEqual(trashedByGLib.status, 0, "\(trashedByGLib)")
         let decoyName = try XCTUnwrap(try trashed().first { $0 != name }, "gio trashed the decoy under another name")
         XCTAssertEqual(
-            try infoFile(decoyName)["Path"], Trash.encodedPath(decoyDirectory.path) + "/" + (info["Path"]?.split(separator: "/").last ?? ""),
+            try infoFile(decoyName)["Path"],
+            Trash.encodedPath(decoyDirectory.path) + "/" + (info["Path"]?.split(separator: "/").last ?? ""),
             "percent-encoded as GLib does")
 
         // What a user does: find it in the trash, and restore it.
@@ -114,15 +123,22 @@ final class TrashAcceptanceTests: RecorderTestCase {
         XCTAssertEqual(listing.status, 0, "\(listing)")
         // Each line: the item's trash:// URI, a tab, its original path (non-ASCII bytes escaped).
         let entries = listing.stdout.split(separator: "\n").map { $0.split(separator: "\t").map(String.init) }
-        let entry = try XCTUnwrap(entries.first { $0.first?.removingPercentEncoding == "trash:///" + name }, "\(listing)")
-        XCTAssertEqual(entry.last?.hasPrefix(file.deletingLastPathComponent().path + "/"), true, "from the memo directory: \(entry)")
+        let entry = try XCTUnwrap(
+            entries.first { $0.first?.removingPercentEncoding == "trash:///" + name }, "\(listing)")
+        XCTAssertEqual(
+            entry.last?.hasPrefix(file.deletingLastPathComponent().path + "/"), true,
+            "from the memo directory: \(entry)")
         let uri = try XCTUnwrap(entry.first)
         let restoring = try gio(["trash", "--restore", uri])
         XCTAssertEqual(restoring.status, 0, "\(restoring)")
         XCTAssertTrue(FileManager.default.fileExists(atPath: file.path), "gio put it back where it was")
-        try waitUntil("the restored memo is back on the bus", timeout: .seconds(5)) { try self.recorder.managedMemos()[memo] != nil }
+        try waitUntil("the restored memo is back on the bus", timeout: .seconds(5)) {
+            try self.recorder.managedMemos()[memo] != nil
+        }
         try recorder.drainSignals()
-        let added = recorder.received.filter { $0.member.rawValue == "InterfacesAdded" && $0.arguments.first?.objectPath == memo }
+        let added = recorder.received.filter {
+            $0.member.rawValue == "InterfacesAdded" && $0.arguments.first?.objectPath == memo
+        }
         XCTAssertEqual(added.count, 2, "announced when recorded and again when restored")
         XCTAssertEqual(try recorder.managedMemos()[memo], properties, "the same memo: id, title, path and all")
         XCTAssertEqual(try Data(contentsOf: file), content)
@@ -137,7 +153,9 @@ final class TrashAcceptanceTests: RecorderTestCase {
         try recorder.waitForSignal("InterfacesRemoved") { $0.arguments.first?.objectPath == memo }
         // The same file again (as if restored by hand and deleted once more).
         try copy.write(to: file)
-        try waitUntil("the copy is a memo again", timeout: .seconds(5)) { try self.recorder.managedMemos()[memo] != nil }
+        try waitUntil("the copy is a memo again", timeout: .seconds(5)) {
+            try self.recorder.managedMemos()[memo] != nil
+        }
         _ = try recorder.callMemo(memo, "Delete")
         XCTAssertNil(try recorder.managedMemos()[memo])
         let base = file.deletingPathExtension().lastPathComponent
@@ -166,17 +184,22 @@ final class TrashAcceptanceTests: RecorderTestCase {
     /// with Storage rather than copied, and the memo stays where and what it was.
     func testAMemoDirectoryOnAnotherFileSystemAnswersStorageAndKeepsTheMemo() throws {
         var template = Array("/dev/shm/voicememo-trash-test.XXXXXX".utf8CString)
-        guard mkdtemp(&template) != nil else { throw FixtureError.systemCallFailed("mkdtemp in /dev/shm", errno: errno) }
+        guard mkdtemp(&template) != nil else {
+            throw FixtureError.systemCallFailed("mkdtemp in /dev/shm", errno: errno)
+        }
         let elsewhere = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
         defer { try? FileManager.default.removeItem(atPath: elsewhere) }
-        var shared = stat(), data = stat()
+        var shared = stat()
+        var data = stat()
         XCTAssertEqual(stat(elsewhere, &shared), 0)
         XCTAssertEqual(stat(fixture.session.dataDirectory.path, &data), 0)
         guard shared.st_dev != data.st_dev else { throw XCTSkip("/dev/shm is on the same file system as the session") }
 
         XCTAssertEqual(daemon.stop(), .exited(0))
         let memoDirectory = fixture.session.memoDirectory.path
-        if FileManager.default.fileExists(atPath: memoDirectory) { try FileManager.default.removeItem(atPath: memoDirectory) }
+        if FileManager.default.fileExists(atPath: memoDirectory) {
+            try FileManager.default.removeItem(atPath: memoDirectory)
+        }
         try FileManager.default.createSymbolicLink(atPath: memoDirectory, withDestinationPath: elsewhere)
         // The fixture's reset does not remove a dangling link, and the next daemon would trip on it.
         defer { try? FileManager.default.removeItem(atPath: memoDirectory) }
@@ -195,7 +218,8 @@ final class TrashAcceptanceTests: RecorderTestCase {
         XCTAssertNotNil(try recorder.managedMemos()[memo], "and so does its object")
         XCTAssertEqual(try recorder.property("Playing").objectPath, memo, "and its playback")
         XCTAssertEqual(try trashed(), [], "nothing copied into the trash")
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: trash.infoDirectory), [], "no info file left behind")
+        XCTAssertEqual(
+            try FileManager.default.contentsOfDirectory(atPath: trash.infoDirectory), [], "no info file left behind")
 
         _ = try recorder.callMemo(memo, "DeletePermanently")
         XCTAssertFalse(FileManager.default.fileExists(atPath: file.path))
@@ -221,7 +245,9 @@ final class TrashAcceptanceTests: RecorderTestCase {
         XCTAssertEqual(try trashed(), [keptFile.lastPathComponent], "the permanent one is not in the trash")
         try recorder.waitForSignal("InterfacesRemoved") { $0.arguments.first?.objectPath == gone }
 
-        for arguments in [["delete"], ["delete", "--permanently"], ["delete", keptID, goneID], ["delete", "--forever", keptID]] {
+        for arguments in [
+            ["delete"], ["delete", "--permanently"], ["delete", keptID, goneID], ["delete", "--forever", keptID],
+        ] {
             let usage = try fixture.voicememo(arguments)
             XCTAssertEqual(usage.status, 64, "\(arguments): \(usage)")
             XCTAssertTrue(usage.stderr.contains("Usage: voicememo delete [--permanently] ID"), usage.stderr)

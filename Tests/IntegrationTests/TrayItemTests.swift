@@ -39,8 +39,9 @@ final class TrayItemTests: RecorderTestCase {
             member: MemberName("GetLayout"), arguments: [.int32(0), .int32(-1), .stringArray([])])
         let root = try XCTUnwrap(reply.last?.structure)
         return (root[2].array ?? []).compactMap { child in
-            guard let fields = child.variant?.structure, let id = fields[0].int32, let properties = fields[1].stringDictionary,
-                  let label = properties["label"]?.string
+            guard let fields = child.variant?.structure, let id = fields[0].int32,
+                let properties = fields[1].stringDictionary,
+                let label = properties["label"]?.string
             else { return nil }
             return (id, label, properties["enabled"]?.boolean ?? true)
         }
@@ -68,18 +69,23 @@ final class TrayItemTests: RecorderTestCase {
     func testTheItemAndItsMenuFollowTheRecorder() throws {
         XCTAssertEqual(try itemProperty("Id").string, "voicememo")
         XCTAssertEqual(try itemProperty("Category").string, "ApplicationStatus")
-        XCTAssertEqual(try itemProperty("Status").string, "Active", "idle is Active: the item is how a recording starts")
+        XCTAssertEqual(
+            try itemProperty("Status").string, "Active", "idle is Active: the item is how a recording starts")
         XCTAssertEqual(try itemProperty("IconName").string, "voicememo-idle")
         XCTAssertEqual(try itemProperty("AttentionIconName").string, "voicememo-interrupted")
         XCTAssertEqual(try itemProperty("Menu").objectPath, menu)
         XCTAssertEqual(try itemProperty("ItemIsMenu").boolean, false)
         // Run from the build, the icons are the checkout's own small theme.
         let themePath = try XCTUnwrap(itemProperty("IconThemePath").string)
-        XCTAssertEqual(URL(fileURLWithPath: themePath).standardizedFileURL, Self.repository.appendingPathComponent("data/icons").standardizedFileURL)
-        XCTAssertTrue(FileManager.default.fileExists(atPath: themePath + "/hicolor/scalable/status/voicememo-recording.svg"))
+        XCTAssertEqual(
+            URL(fileURLWithPath: themePath).standardizedFileURL,
+            Self.repository.appendingPathComponent("data/icons").standardizedFileURL)
+        XCTAssertTrue(
+            FileManager.default.fileExists(atPath: themePath + "/hicolor/scalable/status/voicememo-recording.svg"))
         XCTAssertTrue(try fixture.session.busNameHasOwner(itemName), "the item owns \(itemName)")
         XCTAssertEqual(try enabledLabels(), ["Record", "Open memo folder"])
-        XCTAssertTrue(try menuItems().contains { $0.label.hasPrefix("Input: ") && !$0.enabled }, "the input's name as a label")
+        XCTAssertTrue(
+            try menuItems().contains { $0.label.hasPrefix("Input: ") && !$0.enabled }, "the input's name as a label")
 
         try click("Record")
         try waitForState("recording")
@@ -94,7 +100,9 @@ final class TrayItemTests: RecorderTestCase {
         let started = ContinuousClock.now
         var ticks = 0
         while ContinuousClock.now - started < .milliseconds(2500) {
-            if try connection.nextSignal(timeout: .milliseconds(2600) - (ContinuousClock.now - started)) != nil { ticks += 1 }
+            if try connection.nextSignal(timeout: .milliseconds(2600) - (ContinuousClock.now - started)) != nil {
+                ticks += 1
+            }
         }
         XCTAssertTrue((1...3).contains(ticks), "about one NewToolTip a second while recording: \(ticks) in 2.5 s")
 
@@ -112,7 +120,9 @@ final class TrayItemTests: RecorderTestCase {
         let idleSince = ContinuousClock.now
         var idleTicks = 0
         while ContinuousClock.now - idleSince < .milliseconds(1500) {
-            if try connection.nextSignal(timeout: .milliseconds(1600) - (ContinuousClock.now - idleSince)) != nil { idleTicks += 1 }
+            if try connection.nextSignal(timeout: .milliseconds(1600) - (ContinuousClock.now - idleSince)) != nil {
+                idleTicks += 1
+            }
         }
         XCTAssertEqual(idleTicks, 0, "no tooltip refresh while idle")
         XCTAssertFalse(daemon.log.contains("tray"), "no watcher, no log line: \(daemon.log)")
@@ -123,7 +133,8 @@ final class TrayItemTests: RecorderTestCase {
         XCTAssertThrowsError(
             try connection.call(
                 destination: Contract.busName, path: menu, interface: InterfaceName("com.canonical.dbusmenu"),
-                member: MemberName("Event"), arguments: [.int32(4242), .string("clicked"), .variant(.string("")), .uint32(0)])
+                member: MemberName("Event"),
+                arguments: [.int32(4242), .string("clicked"), .variant(.string("")), .uint32(0)])
         ) { error in
             XCTAssertEqual((error as? BusError)?.name.rawValue, ErrorName.invalidArgs.rawValue)
             XCTAssertTrue((error as? BusError)?.message.contains("no item 4242") == true, "\(error)")
@@ -152,7 +163,8 @@ final class TrayItemTests: RecorderTestCase {
             XCTAssertEqual((error as? BusError)?.name.rawValue, ErrorName.unknownObject.rawValue)
         }
         let settings = try String(contentsOf: fixture.session.settingsFile, encoding: .utf8)
-        XCTAssertTrue(settings.contains("\"isTrayEnabled\" : false") || settings.contains("\"isTrayEnabled\":false"), settings)
+        XCTAssertTrue(
+            settings.contains("\"isTrayEnabled\" : false") || settings.contains("\"isTrayEnabled\":false"), settings)
 
         // A restarted daemon keeps it off; turned on again, the item is back.
         daemon.stop()
@@ -178,8 +190,12 @@ final class TrayItemTests: RecorderTestCase {
         try waitUntil("the daemon calls ShowFolders", timeout: .seconds(5)) { log().contains("member=ShowFolders") }
         XCTAssertTrue(log().contains("string \"file://\(fixture.session.memoDirectory.path)\""), log())
 
-        let memo = try recorder.recordWithOptions(["format": .string("wav"), "duration": .double(1.5), "title": .string("Menu memo")])
-        try recorder.waitForSignal("RecordingFinished", timeout: .seconds(10)) { $0.arguments.first?.objectPath == memo }
+        let memo = try recorder.recordWithOptions([
+            "format": .string("wav"), "duration": .double(1.5), "title": .string("Menu memo"),
+        ])
+        try recorder.waitForSignal("RecordingFinished", timeout: .seconds(10)) {
+            $0.arguments.first?.objectPath == memo
+        }
         try waitUntil("the memo is in the menu", timeout: .seconds(10), pollingEvery: .milliseconds(100)) {
             try self.menuItems().contains { $0.label.hasPrefix("Play Menu memo (0:01)") }
         }

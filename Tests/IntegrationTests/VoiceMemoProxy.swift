@@ -41,7 +41,9 @@ final class VoiceMemoProxy {
     }
 
     /// Calls `member` expecting the error `name`; returns its message.
-    func callFailing(_ member: String, _ arguments: [BusValue] = [], file: StaticString = #filePath, line: UInt = #line) -> BusError? {
+    func callFailing(_ member: String, _ arguments: [BusValue] = [], file: StaticString = #filePath, line: UInt = #line)
+        -> BusError?
+    {
         do {
             let reply = try call(member, arguments)
             XCTFail("\(member) succeeded with \(reply); an error was expected", file: file, line: line)
@@ -120,7 +122,9 @@ final class VoiceMemoProxy {
         _ member: String, timeout: Duration = .seconds(5), seenBefore: Int = 0,
         where condition: (BusSignal) -> Bool = { _ in true }
     ) throws -> BusSignal {
-        if let seen = received[min(seenBefore, received.count)...].first(where: { $0.member.rawValue == member && condition($0) }) {
+        if let seen = received[min(seenBefore, received.count)...].first(where: {
+            $0.member.rawValue == member && condition($0)
+        }) {
             return seen
         }
         let deadline = ContinuousClock.now + timeout
@@ -147,9 +151,12 @@ final class VoiceMemoProxy {
     }
 
     /// The `PropertiesChanged` signals received so far from the object at `path` for `interface`.
-    func propertiesChanged(on path: ObjectPath = VoiceMemoProxy.path, interface: InterfaceName = VoiceMemoProxy.interface) -> [BusSignal] {
+    func propertiesChanged(
+        on path: ObjectPath = VoiceMemoProxy.path, interface: InterfaceName = VoiceMemoProxy.interface
+    ) -> [BusSignal] {
         received.filter {
-            $0.member.rawValue == "PropertiesChanged" && $0.path == path && $0.arguments.first?.string == interface.rawValue
+            $0.member.rawValue == "PropertiesChanged" && $0.path == path
+                && $0.arguments.first?.string == interface.rawValue
         }
     }
 
@@ -174,6 +181,7 @@ final class VoiceMemoProxy {
     /// Every file in the memo directory but the daemon's hidden bookkeeping (the journal of
     /// recordings in progress).
     var memoFiles: [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: memoDirectory.path)) ?? []).filter { !$0.hasPrefix(".") }.sorted()
+        ((try? FileManager.default.contentsOfDirectory(atPath: memoDirectory.path)) ?? []).filter { !$0.hasPrefix(".") }
+            .sorted()
     }
 }

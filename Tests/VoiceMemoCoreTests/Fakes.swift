@@ -20,7 +20,8 @@ final class FakeCapture: AudioCapture {
     private let isLoud: (@Sendable () -> Bool)?
 
     init(
-        silentAfterReads: Int? = nil, failAfterReads: Int? = nil, hangAfterReads: Int? = nil, hangSeconds: Double = 3600,
+        silentAfterReads: Int? = nil, failAfterReads: Int? = nil, hangAfterReads: Int? = nil,
+        hangSeconds: Double = 3600,
         isLoud: (@Sendable () -> Bool)? = nil, onRead: @escaping @Sendable (Int) -> Void = { _ in }
     ) {
         self.isLoud = isLoud
@@ -145,7 +146,8 @@ final class FakeBackend: RecordingBackend, Sendable {
         if let loudness { isLoud = { @Sendable [self] in loudness(nextRoomRead()) } }
         if attempt == 1 {
             return FakeCapture(
-                silentAfterReads: silentAfterReads, failAfterReads: loseServerAfterReads, hangAfterReads: hangAfterReads,
+                silentAfterReads: silentAfterReads, failAfterReads: loseServerAfterReads,
+                hangAfterReads: hangAfterReads,
                 hangSeconds: hangSeconds, isLoud: isLoud, onRead: onRead)
         }
         if attempt - 1 <= refusedReconnects { throw .audioServer("Connection refused") }
@@ -209,7 +211,9 @@ final class RecordingObserver: RecorderObserver, Sendable {
         log.withLock { $0.interruptions.append((reason, began)) }
     }
 
-    func recorder(_ recorder: Recorder, didChangeRoute reason: RouteChangeReason, from previous: String, to current: String) {
+    func recorder(
+        _ recorder: Recorder, didChangeRoute reason: RouteChangeReason, from previous: String, to current: String
+    ) {
         log.withLock { $0.routes.append((reason, previous, current)) }
     }
 

@@ -34,7 +34,8 @@ struct LibraryCacheFormatTests {
     @Test func anotherVersionOrAnEmptyFileGivesNothing() {
         #expect(LibraryCacheFormat.decode([UInt8]()).isEmpty)
         #expect(LibraryCacheFormat.decode(Array("[{\"id\":\"x\"}]".utf8)).isEmpty, "the old JSON cache")
-        let newer = Array("voicememo-library-cache 3\n".utf8) + LibraryCacheFormat.encode([memo("a.opus")]).dropFirst(26)
+        let newer =
+            Array("voicememo-library-cache 3\n".utf8) + LibraryCacheFormat.encode([memo("a.opus")]).dropFirst(26)
         #expect(LibraryCacheFormat.decode(newer).isEmpty)
     }
 

@@ -10,22 +10,24 @@ struct MediaTransportTests {
         #expect(MediaTransport.defaultTrack(newestFirst: []) == nil)
     }
 
-    @Test(arguments: [
-        ("20261129T140307", "20261128T090000"),
-        ("20261128T090000", "20261127T120000"),
-        ("20261127T120000", nil),
-        ("gone", nil),
-    ] as [(String, String?)])
+    @Test(
+        arguments: [
+            ("20261129T140307", "20261128T090000"),
+            ("20261128T090000", "20261127T120000"),
+            ("20261127T120000", nil),
+            ("gone", nil),
+        ] as [(String, String?)])
     func nextGoesToTheOlderMemo(current: String, expected: String?) {
         #expect(MediaTransport.next(after: current, newestFirst: ids) == expected)
     }
 
-    @Test(arguments: [
-        ("20261129T140307", nil),
-        ("20261128T090000", "20261129T140307"),
-        ("20261127T120000", "20261128T090000"),
-        ("gone", nil),
-    ] as [(String, String?)])
+    @Test(
+        arguments: [
+            ("20261129T140307", nil),
+            ("20261128T090000", "20261129T140307"),
+            ("20261127T120000", "20261128T090000"),
+            ("gone", nil),
+        ] as [(String, String?)])
     func previousGoesToTheNewerMemo(current: String, expected: String?) {
         #expect(MediaTransport.previous(before: current, newestFirst: ids) == expected)
     }
@@ -38,7 +40,8 @@ struct MediaTransportTests {
         (0, .max, .next),
         (1, .min, .position(0)),
     ])
-    func seekClampsAtTheStartAndGoesNextPastTheEnd(position: Int64, offset: Int64, expected: MediaTransport.SeekOutcome) {
+    func seekClampsAtTheStartAndGoesNextPastTheEnd(position: Int64, offset: Int64, expected: MediaTransport.SeekOutcome)
+    {
         #expect(MediaTransport.seek(from: position, by: offset, length: 3_000_000) == expected)
     }
 

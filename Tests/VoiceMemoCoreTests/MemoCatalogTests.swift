@@ -6,7 +6,8 @@ import VoiceMemoCore
 struct MemoCatalogTests {
     func info(_ name: String, size: UInt64 = 100, modified: Int64 = 1) -> MemoInfo {
         MemoInfo(
-            fileName: name, title: "", format: .wav, created: 0, duration: 1, sampleRate: 48000, channels: 1, size: size,
+            fileName: name, title: "", format: .wav, created: 0, duration: 1, sampleRate: 48000, channels: 1,
+            size: size,
             modified: modified)
     }
 

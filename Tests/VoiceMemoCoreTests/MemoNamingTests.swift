@@ -27,11 +27,16 @@ struct MemoNamingTests {
         #expect(MemoNaming.memoID(forFileName: name) == id)
     }
 
-    @Test(arguments: ["interview.wav", "über café.flac", "2026-11-18.wav", "2026-11-18 11.06.40x.wav", ".hidden", "a_b"])
+    @Test(arguments: [
+        "interview.wav", "über café.flac", "2026-11-18.wav", "2026-11-18 11.06.40x.wav", ".hidden", "a_b",
+    ])
     func otherNamesBecomeValidPathElements(name: String) {
         let id = MemoNaming.memoID(forFileName: name)
         #expect(id.first == "f")
-        #expect(id.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_") })
+        #expect(
+            id.unicodeScalars.allSatisfy {
+                $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_")
+            })
     }
 
     @Test func escapingIsInjective() {
@@ -52,7 +57,8 @@ struct MemoNamingTests {
     }
 
     @Test func longTitlesFitInAFileName() {
-        let name = MemoNaming.fileName(date: date, title: String(repeating: "é", count: 500), format: .flac, timeZone: utc)
+        let name = MemoNaming.fileName(
+            date: date, title: String(repeating: "é", count: 500), format: .flac, timeZone: utc)
         #expect(name.utf8.count <= 255)
     }
 

@@ -60,13 +60,16 @@ struct MeteringTests {
         var frame = 0
         for count in [1000, 3000, 1500, 2900, 1200] {
             let bytes = stereo[(frame * 2)..<((frame + count) * 2)]
-            if let levels = bytes.withUnsafeBytes({ meter.add($0, frameCount: count, type: .int16) }) { windows.append(levels) }
+            if let levels = bytes.withUnsafeBytes({ meter.add($0, frameCount: count, type: .int16) }) {
+                windows.append(levels)
+            }
             frame += count
         }
         try #require(windows.count == 2)
         #expect(windows[0].peak == [Levels.decibels(amplitude: 0.5), Levels.decibels(amplitude: 0.5)])
         #expect(windows[0].average == windows[0].peak)
-        #expect(windows[1].peak == [Levels.decibels(amplitude: 1638 / 32768), Levels.decibels(amplitude: 1638 / 32768)])
+        #expect(
+            windows[1].peak == [Levels.decibels(amplitude: 1638 / 32768), Levels.decibels(amplitude: 1638 / 32768)])
         #expect(windows[1].average == windows[1].peak)
     }
 

@@ -41,7 +41,11 @@ final class RecorderHarness: Sendable {
 
     func record(_ options: [String: OptionValue]? = nil) async -> Result<MemoReference, RecorderError> {
         await call { recorder, done in
-            if let options { recorder.record(options: options, completion: done) } else { recorder.record(completion: done) }
+            if let options {
+                recorder.record(options: options, completion: done)
+            } else {
+                recorder.record(completion: done)
+            }
         }
     }
 
@@ -49,7 +53,9 @@ final class RecorderHarness: Sendable {
 
     /// The memo files, without the recorder's hidden journal.
     var memoFiles: [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: directory.path + "/memos")) ?? []).filter { !$0.hasPrefix(".") }
+        ((try? FileManager.default.contentsOfDirectory(atPath: directory.path + "/memos")) ?? []).filter {
+            !$0.hasPrefix(".")
+        }
     }
 }
 
@@ -99,9 +105,16 @@ struct RecorderTests {
 
     @Test func idleRefusesPauseResumeStopAndCancel() async throws {
         let harness = RecorderHarness()
-        #expect(throws: RecorderError.self) { try harness.sync { recorder throws(RecorderError) in try recorder.pause() } }
-        #expect(throws: RecorderError.self) { try harness.sync { recorder throws(RecorderError) in try recorder.resume() } }
-        guard case .failure(.notRecording) = await harness.stop() else { Issue.record("Stop while idle succeeded"); return }
+        #expect(throws: RecorderError.self) {
+            try harness.sync { recorder throws(RecorderError) in try recorder.pause() }
+        }
+        #expect(throws: RecorderError.self) {
+            try harness.sync { recorder throws(RecorderError) in try recorder.resume() }
+        }
+        guard case .failure(.notRecording) = await harness.stop() else {
+            Issue.record("Stop while idle succeeded")
+            return
+        }
         guard case .failure(.notRecording) = await harness.call({ $0.cancel(completion: $1) }) else {
             Issue.record("Cancel while idle succeeded")
             return
@@ -240,7 +253,8 @@ struct RecorderTests {
         _ = try await harness.record().get()
         try await Task.sleep(for: .milliseconds(60))
         #expect(harness.observer.measured.isEmpty)
-        try harness.sync { recorder throws(RecorderError) in try recorder.updateDefaults { $0.isMeteringEnabled = true } }
+        try harness.sync { recorder throws(RecorderError) in try recorder.updateDefaults { $0.isMeteringEnabled = true }
+        }
         try await waitUntil { harness.observer.measured.count >= 3 }
         let times = harness.observer.measured.map(\.1)
         #expect(zip(times, times.dropFirst()).allSatisfy { $0 < $1 })
@@ -367,7 +381,9 @@ struct RecorderTests {
         _ = try await harness.stop().get()
         let answered = ContinuousClock.now - asked
         #expect(answered < .seconds(1), "answered in \(answered)")
-        #expect(answered >= .milliseconds(Int(CaptureTimeouts.standard.readGrace * 1000) - 20), "the late read had its grace")
+        #expect(
+            answered >= .milliseconds(Int(CaptureTimeouts.standard.readGrace * 1000) - 20),
+            "the late read had its grace")
         #expect(harness.observer.interruptions.isEmpty)
         #expect(harness.observer.finished.map(\.1) == [true])
         #expect(sink.isClosed)
@@ -414,7 +430,8 @@ struct RecorderTests {
         let written = sink.frames  // before the reads are counted: they only grow
         #expect(written <= harness.backend.framesRead.withLock { $0 } - 4_800)
         _ = try await harness.stop().get()
-        #expect(sink.frames == harness.backend.framesRead.withLock { $0 }, "stop writes everything read, held audio too")
+        #expect(
+            sink.frames == harness.backend.framesRead.withLock { $0 }, "stop writes everything read, held audio too")
     }
 
     @Test func aLostPinnedInputDropsTheAudioHeldBack() async throws {

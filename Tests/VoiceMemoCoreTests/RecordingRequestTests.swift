@@ -86,7 +86,9 @@ struct RecordingRequestTests {
         }
     }
 
-    @Test(arguments: [(AudioFormat.opus, UInt32(16000)), (.flac, 192000), (.wav, 8000), (.vorbis, 44100), (.mp3, 44100)])
+    @Test(arguments: [
+        (AudioFormat.opus, UInt32(16000)), (.flac, 192000), (.wav, 8000), (.vorbis, 44100), (.mp3, 44100),
+    ])
     func possibleCombinationsAreAccepted(format: AudioFormat, rate: UInt32) throws {
         #expect(try request(["format": .string(format.rawValue), "sample-rate": .uint32(rate)]).sampleRate == rate)
     }

@@ -33,21 +33,26 @@ struct RouteTrackerTests {
 
     @Test func aStreamTheServerDidNotMoveIsReopened() {
         var tracker = RouteTracker()
-        _ = tracker.update(routes("builtin", ["builtin": mic, "usb": usb], capturing: "builtin"), recording: following("builtin"))
+        _ = tracker.update(
+            routes("builtin", ["builtin": mic, "usb": usb], capturing: "builtin"), recording: following("builtin"))
         // The default changed; the stream is still on the old source.
-        _ = tracker.update(routes("usb", ["builtin": mic, "usb": usb], capturing: "builtin"), recording: following("builtin"))
+        _ = tracker.update(
+            routes("usb", ["builtin": mic, "usb": usb], capturing: "builtin"), recording: following("builtin"))
         #expect(tracker.needsReopen(following("usb")))
         #expect(!tracker.needsReopen(pinned("builtin")))
         // Moved: nothing to do, and the move itself is no second route change.
-        let moved = tracker.update(routes("usb", ["builtin": mic, "usb": usb], capturing: "usb"), recording: following("usb"))
+        let moved = tracker.update(
+            routes("usb", ["builtin": mic, "usb": usb], capturing: "usb"), recording: following("usb"))
         #expect(moved == [])
         #expect(!tracker.needsReopen(following("usb")))
     }
 
     @Test func aMoveByAMixerIsFollowedWithoutARouteChange() {
         var tracker = RouteTracker()
-        _ = tracker.update(routes("builtin", ["builtin": mic, "usb": usb], capturing: "builtin"), recording: following("builtin"))
-        let events = tracker.update(routes("builtin", ["builtin": mic, "usb": usb], capturing: "usb"), recording: following("builtin"))
+        _ = tracker.update(
+            routes("builtin", ["builtin": mic, "usb": usb], capturing: "builtin"), recording: following("builtin"))
+        let events = tracker.update(
+            routes("builtin", ["builtin": mic, "usb": usb], capturing: "usb"), recording: following("builtin"))
         #expect(events == [.moved(to: "usb")])
     }
 
@@ -63,7 +68,8 @@ struct RouteTrackerTests {
     @Test func anUnpluggedSourceMovesToTheFallback() {
         var tracker = RouteTracker()
         _ = tracker.update(routes("usb", ["builtin": mic, "usb": usb], capturing: "usb"), recording: following("usb"))
-        let events = tracker.update(routes("builtin", ["builtin": mic], capturing: "builtin"), recording: following("usb"))
+        let events = tracker.update(
+            routes("builtin", ["builtin": mic], capturing: "builtin"), recording: following("usb"))
         #expect(events == [.routeChanged(.oldDeviceUnavailable, from: "usb", to: "builtin")])
     }
 
@@ -73,7 +79,8 @@ struct RouteTrackerTests {
         // PipeWire: the source is gone, the default still names it, the stream is nowhere yet.
         #expect(tracker.update(routes("usb", ["builtin": mic]), recording: following("usb")) == [])
         #expect(tracker.isWaitingForFallback)
-        let settled = tracker.update(routes("builtin", ["builtin": mic], capturing: "builtin"), recording: following("usb"))
+        let settled = tracker.update(
+            routes("builtin", ["builtin": mic], capturing: "builtin"), recording: following("usb"))
         #expect(settled == [.routeChanged(.oldDeviceUnavailable, from: "usb", to: "builtin")])
         #expect(!tracker.isWaitingForFallback)
 
@@ -86,9 +93,11 @@ struct RouteTrackerTests {
 
     @Test func aMonitorIsNoStandInForALostMicrophone() {
         var tracker = RouteTracker()
-        _ = tracker.update(routes("usb", ["usb": usb, "speaker.monitor": monitor], capturing: "usb"), recording: following("usb"))
+        _ = tracker.update(
+            routes("usb", ["usb": usb, "speaker.monitor": monitor], capturing: "usb"), recording: following("usb"))
         let events = tracker.update(
-            routes("speaker.monitor", ["speaker.monitor": monitor], capturing: "speaker.monitor"), recording: following("usb"))
+            routes("speaker.monitor", ["speaker.monitor": monitor], capturing: "speaker.monitor"),
+            recording: following("usb"))
         #expect(events == [.inputLost])
         // Nothing at all left is lost too.
         var empty = RouteTracker()
@@ -99,12 +108,16 @@ struct RouteTrackerTests {
     @Test func aPinnedSourceThatGoesAwayIsWaitedFor() {
         var tracker = RouteTracker()
         _ = tracker.update(routes("builtin", ["builtin": mic, "usb": usb], capturing: "usb"), recording: pinned("usb"))
-        #expect(tracker.update(routes("builtin", ["builtin": mic], capturing: "builtin"), recording: pinned("usb")) == [.inputLost])
+        #expect(
+            tracker.update(routes("builtin", ["builtin": mic], capturing: "builtin"), recording: pinned("usb")) == [
+                .inputLost
+            ])
         var waiting = pinned("usb")
         waiting.isWaitingForInput = true
         // Other inputs coming and going do not bring it back; its own return does, once.
         #expect(tracker.update(routes("builtin", ["builtin": mic, "hdmi": usb]), recording: waiting) == [])
-        #expect(tracker.update(routes("builtin", ["builtin": mic, "usb": usb]), recording: waiting) == [.inputReturned])
+        #expect(
+            tracker.update(routes("builtin", ["builtin": mic, "usb": usb]), recording: waiting) == [.inputReturned])
         #expect(tracker.update(routes("builtin", ["builtin": mic, "usb": usb]), recording: waiting) == [])
     }
 
@@ -113,7 +126,10 @@ struct RouteTrackerTests {
         let waiting = RecordingRoute(active: "usb", isWaitingForInput: true)
         _ = tracker.update(routes("usb", ["usb": usb]), recording: following("usb"))
         #expect(tracker.update(routes("auto_null.monitor", ["auto_null.monitor": monitor]), recording: waiting) == [])
-        #expect(tracker.update(routes("builtin", ["builtin": mic, "auto_null.monitor": monitor]), recording: waiting) == [.inputReturned])
+        #expect(
+            tracker.update(routes("builtin", ["builtin": mic, "auto_null.monitor": monitor]), recording: waiting) == [
+                .inputReturned
+            ])
     }
 
     @Test func aPortChangeIsAnnounced() {
@@ -128,10 +144,19 @@ struct RouteTrackerTests {
         let muted = Input(isMuted: true, activePort: mic.activePort)
         let recording = following("builtin")
         _ = tracker.update(routes("builtin", ["builtin": mic, "usb": usb]), recording: recording)
-        #expect(tracker.update(routes("builtin", ["builtin": mic, "usb": Input(isMuted: true, activePort: "")]), recording: recording) == [])
-        #expect(tracker.update(routes("builtin", ["builtin": muted, "usb": usb]), recording: recording) == [.inputMuted(true)])
+        #expect(
+            tracker.update(
+                routes("builtin", ["builtin": mic, "usb": Input(isMuted: true, activePort: "")]), recording: recording)
+                == [])
+        #expect(
+            tracker.update(routes("builtin", ["builtin": muted, "usb": usb]), recording: recording) == [
+                .inputMuted(true)
+            ])
         #expect(tracker.update(routes("builtin", ["builtin": muted, "usb": usb]), recording: recording) == [])
-        #expect(tracker.update(routes("builtin", ["builtin": mic, "usb": usb]), recording: recording) == [.inputMuted(false)])
+        #expect(
+            tracker.update(routes("builtin", ["builtin": mic, "usb": usb]), recording: recording) == [
+                .inputMuted(false)
+            ])
     }
 
     @Test func nothingHappensWithoutARecording() {

@@ -32,7 +32,8 @@ struct SettingsDocumentTests {
         BadValue(key: "format", json: "\"\(String(repeating: "x", count: 100_000))\"", says: "…"),
         BadValue(key: "quality", json: "\"ultra\\n\"", says: "got 'ultra\\n'"),
         BadValue(key: "quality", json: "{}", says: "must be a string"),
-        BadValue(key: "source", json: "\"\(String(repeating: "é", count: 10_000))\"", says: "'source' must be a source name"),
+        BadValue(
+            key: "source", json: "\"\(String(repeating: "é", count: 10_000))\"", says: "'source' must be a source name"),
         BadValue(key: "source", json: "\"mic\\u0007\"", says: "'source' must be a source name"),
         BadValue(key: "source", json: "false", says: "must be a string"),
         BadValue(key: "source", json: #""\ud800""#, says: "is malformed"),

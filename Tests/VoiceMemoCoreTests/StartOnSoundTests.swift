@@ -11,7 +11,8 @@ struct StartOnSoundTests {
     ]
 
     @Test func optionsHaveTheirDefaults() throws {
-        let request = try RecordingRequest(defaults: RecorderDefaults(), options: ["start-on-sound": .boolean(true)], now: 0)
+        let request = try RecordingRequest(
+            defaults: RecorderDefaults(), options: ["start-on-sound": .boolean(true)], now: 0)
         #expect(request.startsOnSound)
         #expect(request.soundThreshold == -40)
         #expect(request.preRoll == 0.5)
@@ -102,7 +103,8 @@ struct StartOnSoundTests {
     }
 
     @Test func withStopAfterSilenceEachBurstIsAMemoAndTheRecorderWaitsAgain() async throws {
-        let harness = RecorderHarness(backend: FakeBackend(loudness: { (30..<40).contains($0) || (150..<160).contains($0) }))
+        let harness = RecorderHarness(
+            backend: FakeBackend(loudness: { (30..<40).contains($0) || (150..<160).contains($0) }))
         var options = Self.options
         options["stop-after-silence"] = .double(0.3)
         let first = try await harness.record(options).get()

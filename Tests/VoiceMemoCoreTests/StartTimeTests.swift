@@ -11,10 +11,11 @@ struct StartTimeTests {
         return calendar
     }
 
-    @Test(arguments: [
-        ("+90", 90), ("+90s", 90), ("+5m", 300), ("+1h", 3600), ("+0", 0), ("+0h", 0),
-        ("+1000000000h", 3_600_000_000_000), ("+9223372035054775807", 9_223_372_035_054_775_807),
-    ] as [(String, Int64)])
+    @Test(
+        arguments: [
+            ("+90", 90), ("+90s", 90), ("+5m", 300), ("+1h", 3600), ("+0", 0), ("+0h", 0),
+            ("+1000000000h", 3_600_000_000_000), ("+9223372035054775807", 9_223_372_035_054_775_807),
+        ] as [(String, Int64)])
     func relativeTimes(text: String, seconds: Int64) {
         #expect(StartTime.parse(text, now: now, calendar: calendar) == 1_800_000_000 + seconds)
     }

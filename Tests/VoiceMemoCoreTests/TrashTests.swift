@@ -27,7 +27,9 @@ private final class ScratchData {
     /// Writes a user-only memo file named `name` holding `content`.
     func memo(_ name: String, content: String = "audio") throws -> String {
         let path = memos + "/" + name
-        #expect(FileManager.default.createFile(atPath: path, contents: Data(content.utf8), attributes: [.posixPermissions: 0o600]))
+        #expect(
+            FileManager.default.createFile(
+                atPath: path, contents: Data(content.utf8), attributes: [.posixPermissions: 0o600]))
         return path
     }
 
@@ -49,7 +51,8 @@ struct TrashTests {
     @Test func aTrashedFileLeavesItsDirectoryWithAnInfoFileSayingWhereFromAndWhen() throws {
         let scratch = try ScratchData()
         let path = try scratch.memo("2026-11-18 11.06.40.wav", content: "RIFF memo")
-        let name = try scratch.trash.moveToTrash(path, deletionDate: date, timeZone: TimeZone(identifier: "Europe/Berlin")!)
+        let name = try scratch.trash.moveToTrash(
+            path, deletionDate: date, timeZone: TimeZone(identifier: "Europe/Berlin")!)
         #expect(name == "2026-11-18 11.06.40.wav")
         #expect(!FileManager.default.fileExists(atPath: path))
         let trashed = scratch.trash.filesDirectory + "/" + name
@@ -57,7 +60,8 @@ struct TrashTests {
         // Local time, no zone: 11:06:40 UTC is 12:06:40 in Berlin.
         #expect(
             try scratch.info(name)
-                == "[Trash Info]\nPath=\(Trash.encodedPath(scratch.memos))/2026-11-18%2011.06.40.wav\nDeletionDate=2026-11-18T12:06:40\n")
+                == "[Trash Info]\nPath=\(Trash.encodedPath(scratch.memos))/2026-11-18%2011.06.40.wav\nDeletionDate=2026-11-18T12:06:40\n"
+        )
     }
 
     @Test func theTrashIsUserOnlyAndTheMemoStaysSo() throws {
@@ -82,12 +86,19 @@ struct TrashTests {
         let scratch = try ScratchData()
         var names: [String] = []
         for content in ["first", "second", "third"] {
-            names.append(try scratch.trash.moveToTrash(try scratch.memo("2026-11-18 11.06.40 v1.2.wav", content: content)))
+            names.append(
+                try scratch.trash.moveToTrash(try scratch.memo("2026-11-18 11.06.40 v1.2.wav", content: content)))
         }
-        #expect(names == ["2026-11-18 11.06.40 v1.2.wav", "2026-11-18 11.06.40 v1.2.2.wav", "2026-11-18 11.06.40 v1.2.3.wav"])
+        #expect(
+            names == [
+                "2026-11-18 11.06.40 v1.2.wav", "2026-11-18 11.06.40 v1.2.2.wav", "2026-11-18 11.06.40 v1.2.3.wav",
+            ])
         for (name, content) in zip(names, ["first", "second", "third"]) {
-            #expect(FileManager.default.contents(atPath: scratch.trash.filesDirectory + "/" + name) == Data(content.utf8))
-            #expect(try scratch.info(name).contains("Path=\(Trash.encodedPath(scratch.memos))/2026-11-18%2011.06.40%20v1.2.wav\n"))
+            #expect(
+                FileManager.default.contents(atPath: scratch.trash.filesDirectory + "/" + name) == Data(content.utf8))
+            #expect(
+                try scratch.info(name).contains(
+                    "Path=\(Trash.encodedPath(scratch.memos))/2026-11-18%2011.06.40%20v1.2.wav\n"))
         }
         // Without an extension the number goes at the end.
         try scratch.trash.moveToTrash(try scratch.memo("notes"))
@@ -98,8 +109,12 @@ struct TrashTests {
         let scratch = try ScratchData()
         try scratch.trash.moveToTrash(try scratch.memo("placeholder"))
         // Left behind by another program: an info file without its file, and a file without its info.
-        #expect(FileManager.default.createFile(atPath: scratch.trash.infoDirectory + "/a.wav.trashinfo", contents: Data("other".utf8)))
-        #expect(FileManager.default.createFile(atPath: scratch.trash.filesDirectory + "/a.2.wav", contents: Data("other".utf8)))
+        #expect(
+            FileManager.default.createFile(
+                atPath: scratch.trash.infoDirectory + "/a.wav.trashinfo", contents: Data("other".utf8)))
+        #expect(
+            FileManager.default.createFile(
+                atPath: scratch.trash.filesDirectory + "/a.2.wav", contents: Data("other".utf8)))
         #expect(try scratch.trash.moveToTrash(try scratch.memo("a.wav", content: "mine")) == "a.3.wav")
         #expect(try scratch.info("a.wav") == "other", "another program's info file is left alone")
         #expect(FileManager.default.contents(atPath: scratch.trash.filesDirectory + "/a.2.wav") == Data("other".utf8))
@@ -144,7 +159,10 @@ struct TrashTests {
         #expect(FileManager.default.createFile(atPath: path, contents: Data("memo".utf8)))
         defer { unlink(path) }
         let error = #expect(throws: RecorderError.self) { try scratch.trash.moveToTrash(path) }
-        guard case .storage(let message) = error else { Issue.record("not a Storage error: \(String(describing: error))"); return }
+        guard case .storage(let message) = error else {
+            Issue.record("not a Storage error: \(String(describing: error))")
+            return
+        }
         #expect(message.contains("another file system"))
         #expect(FileManager.default.fileExists(atPath: path), "the file stays where it was")
         #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.trash.filesDirectory).isEmpty)
@@ -152,7 +170,8 @@ struct TrashTests {
     }
 
     static func sharedMemoryIsAnotherFileSystem() -> Bool {
-        var shared = stat(), temporary = stat()
+        var shared = stat()
+        var temporary = stat()
         return stat("/dev/shm", &shared) == 0 && access("/dev/shm", W_OK) == 0
             && stat(FileManager.default.temporaryDirectory.path, &temporary) == 0 && shared.st_dev != temporary.st_dev
     }

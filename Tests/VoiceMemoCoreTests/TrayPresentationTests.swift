@@ -15,9 +15,14 @@ struct TrayPresentationTests {
     }
 
     @Test func theTooltipCarriesTheClock() {
-        #expect(TrayPresentation.appearance(state: .recording, time: 83.9, input: "", title: "").tooltipTitle == "Recording 1:23")
-        #expect(TrayPresentation.appearance(state: .paused, time: 3725, input: "", title: "").tooltipTitle == "Paused at 1:02:05")
-        #expect(TrayPresentation.appearance(state: .idle, time: 0, input: "", title: "").tooltipBody == "Click to record")
+        #expect(
+            TrayPresentation.appearance(state: .recording, time: 83.9, input: "", title: "").tooltipTitle
+                == "Recording 1:23")
+        #expect(
+            TrayPresentation.appearance(state: .paused, time: 3725, input: "", title: "").tooltipTitle
+                == "Paused at 1:02:05")
+        #expect(
+            TrayPresentation.appearance(state: .idle, time: 0, input: "", title: "").tooltipBody == "Click to record")
     }
 
     @Test(arguments: [
