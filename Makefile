@@ -1,6 +1,7 @@
 # voicememo — a voice-memo recorder daemon for the Linux desktop.
 #   make run      install missing Debian packages, build, run the daemon on the session bus
-#   make test     unit tests, then the integration suite against private servers
+#   make test     a build without warnings, swift format lint, unit tests, then the integration
+#                 suite against private servers
 #   make bench    voicememod's CPU, latency and memory against parecord (README, Benchmark)
 #   make panel-picture  data/panel.png: the bar idle, recording and paused, from the real-panel test
 #   make install  PREFIX=/usr/local DESTDIR=…
@@ -81,8 +82,12 @@ static-daemon:
 # failed, and the summary names each that failed, then counts the tests of all runs.
 TEST_LOG := .build/test.log
 test: test-deps
-	$(SWIFT) build --build-tests
-	@set -o pipefail; failed=; mkdir -p .build; : > $(TEST_LOG); \
+	@set -o pipefail; mkdir -p .build; $(SWIFT) build --build-tests 2>&1 | tee .build/build.log
+	@! grep "warning:" .build/build.log || { echo "== the build warns: every target is in Swift 6 mode and must build without warnings =="; exit 1; }
+	@set -o pipefail; failed=; : > $(TEST_LOG); \
+	echo "== style: swift format lint --strict (.swift-format) =="; \
+	$(SWIFT) format lint --strict --recursive Sources Tests Package.swift 2>&1 | tee -a $(TEST_LOG) \
+		|| { echo "== style FAILED: 'swift format --in-place --recursive Sources Tests Package.swift' mends most =="; failed="$$failed, style"; }; \
 	echo "== unit tests =="; \
 	$(SWIFT) test --skip-build --disable-xctest --skip '^IntegrationTests\.' --skip '^Benchmarks\.' 2>&1 | tee -a $(TEST_LOG) \
 		|| { echo "== unit tests FAILED =="; failed="$$failed, unit tests"; }; \
@@ -94,7 +99,7 @@ test: test-deps
 	done; \
 	passed=$$(grep -E "^Test Case '.*' passed|^✔ Test .* passed after" $(TEST_LOG) | grep -vc "Test run with"); \
 	failures=$$(grep -E "^Test Case '.*' failed|^✘ Test .* failed after" $(TEST_LOG) | grep -vc "Test run with"); \
-	if [ -n "$$failed" ]; then echo "== failed: $${failed#, } =="; else echo "== passed: unit tests, integration tests on $(TEST_SERVERS) =="; fi; \
+	if [ -n "$$failed" ]; then echo "== failed: $${failed#, } =="; else echo "== passed: style, unit tests, integration tests on $(TEST_SERVERS) =="; fi; \
 	echo "$$passed passed, $$failures failed"; \
 	[ -z "$$failed" ]
 
