@@ -23,6 +23,7 @@ final class StatusNotifierItemService {
     static let interface = InterfaceName("org.kde.StatusNotifierItem")
     static let watcher = BusName("org.kde.StatusNotifierWatcher")
     static let watcherPath = ObjectPath("/StatusNotifierWatcher")
+    static let watcherInterface = InterfaceName("org.kde.StatusNotifierWatcher")
 
     private let recorder: Recorder
     private let library: MemoLibraryService
@@ -70,10 +71,16 @@ final class StatusNotifierItemService {
         try? server.connection.addMatch(
             "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',interface='org.freedesktop.DBus',"
                 + "member='NameOwnerChanged',arg0='\(Self.watcher.rawValue)'")
+        try? server.connection.addMatch(
+            "type='signal',interface='\(Self.watcherInterface)',member='StatusNotifierHostRegistered'")
         server.connection.addSignalHandler { [weak self] signal in
-            guard signal.sender == BusName.bus.rawValue, signal.member.rawValue == "NameOwnerChanged",
-                signal.arguments.first?.string == Self.watcher.rawValue, signal.arguments.last?.string?.isEmpty == false
-            else { return }
+            let watcherAppeared =
+                signal.sender == BusName.bus.rawValue && signal.member.rawValue == "NameOwnerChanged"
+                && signal.arguments.first?.string == Self.watcher.rawValue
+                && signal.arguments.last?.string?.isEmpty == false
+            let hostRegistered =
+                signal.interface == Self.watcherInterface && signal.member.rawValue == "StatusNotifierHostRegistered"
+            guard watcherAppeared || hostRegistered else { return }
             self?.register()
         }
         setShown(recorder.defaults.isTrayEnabled)
@@ -121,23 +128,37 @@ final class StatusNotifierItemService {
 
     /// Registers with the watcher if there is one; asks the bus first, so nothing is
     /// activated and no error is logged when no panel runs.
+    ///
+    /// The item registers once a panel's host has registered with the watcher: a host still
+    /// starting can miss an item registered before it listens (a restarted waybar did, one
+    /// time in four), and until a host is there nothing would show the item anyway. A
+    /// watcher that cannot say whether it has a host is asked all the same.
     private func register() {
         guard isShown else { return }
         let connection = server.connection
         connection.call(
             destination: .bus, path: .bus, interface: .bus, member: MemberName("NameHasOwner"),
             arguments: [.string(Self.watcher.rawValue)]
-        ) { [weak self, itemName] result in
+        ) { [weak self] result in
             guard let self, self.isShown, (try? result.get().first?.boolean) == true else { return }
             connection.call(
-                destination: Self.watcher, path: Self.watcherPath,
-                interface: InterfaceName("org.kde.StatusNotifierWatcher"),
-                member: MemberName("RegisterStatusNotifierItem"), arguments: [.string(itemName.rawValue)]
-            ) { result in
-                if case .failure(let error) = result, error.name.rawValue != "org.freedesktop.DBus.Error.ServiceUnknown"
-                {
-                    fputs("voicememod: the tray's watcher refused the item: \(error.message)\n", standardError)
-                }
+                destination: Self.watcher, path: Self.watcherPath, interface: .properties, member: MemberName("Get"),
+                arguments: [.string(Self.watcherInterface.rawValue), .string("IsStatusNotifierHostRegistered")]
+            ) { [weak self] result in
+                if case .success(let values) = result, values.first?.variant?.boolean == false { return }
+                self?.registerWithWatcher()
+            }
+        }
+    }
+
+    private func registerWithWatcher() {
+        guard isShown else { return }
+        server.connection.call(
+            destination: Self.watcher, path: Self.watcherPath, interface: Self.watcherInterface,
+            member: MemberName("RegisterStatusNotifierItem"), arguments: [.string(itemName.rawValue)]
+        ) { result in
+            if case .failure(let error) = result, error.name.rawValue != "org.freedesktop.DBus.Error.ServiceUnknown" {
+                fputs("voicememod: the tray's watcher refused the item: \(error.message)\n", standardError)
             }
         }
     }
