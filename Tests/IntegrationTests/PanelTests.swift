@@ -186,9 +186,11 @@ final class PanelTests: IntegrationTestCase {
     func testWaybarShowsTheTrayItemAndTheModuleWhichFollowTheRecorder() throws {
         let files = try panelFiles()
         let daemon = try fixture.launchDaemon(environment: files.environment, executable: files.daemon)
+        // A thrown error is not counted yet when the defer runs: the flag says whether the test got through.
+        var reachedTheEnd = false
         defer {
             daemon.stop()
-            if (testRun?.totalFailureCount ?? 0) > 0 {
+            if !reachedTheEnd || (testRun?.totalFailureCount ?? 0) > 0 {
                 print(
                     "voicememod log:\n\(daemon.log)\nwaybar log:\n\(session.log("waybar"))\nsway log:\n\(session.log("sway"))"
                 )
@@ -280,6 +282,7 @@ final class PanelTests: IntegrationTestCase {
         if let path = ProcessInfo.processInfo.environment["VOICEMEMO_PANEL_PICTURE"], !path.isEmpty {
             try Screenshot.stacked([idle, recording, paused]).write(to: URL(fileURLWithPath: path))
         }
+        reachedTheEnd = true
     }
 
     /// TrayEnabled off takes the item out of the watcher and the bar; on brings it back
@@ -288,9 +291,11 @@ final class PanelTests: IntegrationTestCase {
     func testTheItemLeavesWithTheSettingAndComesBackToARestartedPanel() throws {
         let files = try panelFiles()
         let daemon = try fixture.launchDaemon(environment: files.environment, executable: files.daemon)
+        // A thrown error is not counted yet when the defer runs: the flag says whether the test got through.
+        var reachedTheEnd = false
         defer {
             daemon.stop()
-            if (testRun?.totalFailureCount ?? 0) > 0 {
+            if !reachedTheEnd || (testRun?.totalFailureCount ?? 0) > 0 {
                 print("voicememod log:\n\(daemon.log)\nwaybar log:\n\(session.log("waybar"))")
             }
         }
@@ -334,6 +339,7 @@ final class PanelTests: IntegrationTestCase {
         Thread.sleep(forTimeInterval: 3)
         let after = Self.contextSwitches(of: daemon.process.pid)
         XCTAssertEqual(after - before, 0, "context switches of the idle daemon over 3 s with the tray item shown")
+        reachedTheEnd = true
     }
 
     /// Voluntary and involuntary context switches of every thread of `pid` (each voluntary
