@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import VoiceMemoCore
+import VoiceMemoCore
 
 @Suite("Dedicated thread")
 struct DedicatedThreadTests {
