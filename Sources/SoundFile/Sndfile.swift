@@ -28,9 +28,9 @@ enum Sndfile {
         String(cString: sf_strerror(handle))
     }
 
-    /// Opens `path`; `info` is filled in on read and must describe the file on write.
-    static func open(_ path: String, writing: Bool, info: inout SF_INFO) throws(SoundFileError) -> OpaquePointer {
-        guard let handle = sf_open(path, Int32(writing ? SFM_WRITE : SFM_READ), &info) else {
+    /// Opens `path` for reading and fills `info` in (files are written through `create`).
+    static func open(_ path: String, info: inout SF_INFO) throws(SoundFileError) -> OpaquePointer {
+        guard let handle = sf_open(path, Int32(SFM_READ), &info) else {
             throw SoundFileError(path: path, message: lastError(nil))
         }
         return handle

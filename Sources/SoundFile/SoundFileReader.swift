@@ -14,7 +14,7 @@ public final class SoundFileReader {
 
     public init(path: String) throws(SoundFileError) {
         var info = SF_INFO()
-        handle = try Sndfile.open(path, writing: false, info: &info)
+        handle = try Sndfile.open(path, info: &info)
         self.path = path
         sampleRate = Int(info.samplerate)
         channelCount = Int(info.channels)
