@@ -18,8 +18,12 @@ let package = Package(
         // glibc's malloc.h, for handing freed memory back after a burst of work.
         .systemLibrary(name: "CMalloc"),
 
-        // The recorder's rules and state machine: no C, no bus, no audio server.
+        // Rules: the recorder's state machine, validation, naming, metering math; no threads,
+        // no files, no bus, no audio server.
         .target(name: "VoiceMemoCore"),
+        // Runtime: carries out what the rules decide, with threads, files and timers, through
+        // the ports the adapters implement.
+        .target(name: "VoiceMemoRuntime", dependencies: ["VoiceMemoCore"]),
         // The public contract's names (bus name, paths, interfaces, errors), spelled once.
         .target(name: "VoiceMemoContract", dependencies: ["Bus"]),
 
@@ -34,12 +38,14 @@ let package = Package(
         .executableTarget(
             name: "voicememod",
             dependencies: [
-                "VoiceMemoCore", "VoiceMemoContract", "Bus", "PulseAudio", "SoundFile", "AudioContainers", "CMalloc",
+                "VoiceMemoCore", "VoiceMemoRuntime", "VoiceMemoContract", "Bus", "PulseAudio", "SoundFile",
+                "AudioContainers", "CMalloc",
             ]),
         .executableTarget(
             name: "voicememo", dependencies: ["VoiceMemoCore", "VoiceMemoContract", "Bus"]),
 
         .testTarget(name: "VoiceMemoCoreTests", dependencies: ["VoiceMemoCore"]),
+        .testTarget(name: "VoiceMemoRuntimeTests", dependencies: ["VoiceMemoCore", "VoiceMemoRuntime"]),
         .testTarget(name: "AudioContainersTests", dependencies: ["AudioContainers", "SoundFile", "VoiceMemoCore"]),
         // The private session fixture (bus, audio server, stimulus, daemon) shared by the
         // integration tests and the benchmark; Foundation only, no XCTest.
@@ -48,8 +54,8 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "Bus", "SoundFile", "AudioContainers", "VoiceMemoCore", "VoiceMemoContract", "IntegrationSupport",
-                "voicememod",
+                "Bus", "SoundFile", "AudioContainers", "VoiceMemoCore", "VoiceMemoRuntime", "VoiceMemoContract",
+                "IntegrationSupport", "voicememod",
                 "voicememo",
             ]),
         // `make bench`: voicememod against parecord on the fixture; `make test` runs a smoke-sized pass.

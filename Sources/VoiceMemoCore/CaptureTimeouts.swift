@@ -25,5 +25,5 @@ public struct CaptureTimeouts: Equatable, Sendable {
 
     /// How often a running recording checks for a stalled read: a third of `stall`, so a
     /// stall is declared within 1⅓ × `stall` and the check costs a wake-up every 2 s.
-    var stallCheckInterval: Double { stall / 3 }
+    package var stallCheckInterval: Double { stall / 3 }
 }

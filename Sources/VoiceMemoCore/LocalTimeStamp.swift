@@ -3,7 +3,9 @@ import FoundationEssentials
 /// `date` as year-month-day and hour, minute, second in `timeZone`, zero-padded:
 /// `2026-12-01` + `dateTimeSeparator` + `14` + `timeSeparator` + `03` + `timeSeparator` + `07`.
 /// Memo file names and the Trash's `DeletionDate` are both written this way.
-func localTimeStamp(_ date: Date, timeZone: TimeZone, dateTimeSeparator: String, timeSeparator: String) -> String {
+package func localTimeStamp(_ date: Date, timeZone: TimeZone, dateTimeSeparator: String, timeSeparator: String)
+    -> String
+{
     var calendar = Calendar(identifier: .gregorian)
     calendar.timeZone = timeZone
     let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)

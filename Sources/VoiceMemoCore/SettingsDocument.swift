@@ -31,7 +31,7 @@ public struct SettingsDocument: Decodable, Sendable {
     }
 
     /// The built-in defaults: for a missing file (no `problem`) or one that could not be used.
-    init(problem message: String? = nil) {
+    package init(problem message: String? = nil) {
         problems = message.map { [SettingsProblem(key: nil, message: $0)] } ?? []
     }
 

@@ -1,6 +1,7 @@
 import Dispatch
 import PulseAudio
 import VoiceMemoCore
+import VoiceMemoRuntime
 
 /// Keeps the open recording in step with the audio server's inputs: route changes
 /// (default input, devices coming and going, ports), a lost or returning input, and a

@@ -2,6 +2,7 @@ import AudioContainers
 import FoundationEssentials
 import SoundFile
 import VoiceMemoCore
+import VoiceMemoRuntime
 
 #if canImport(Glibc)
     import Glibc

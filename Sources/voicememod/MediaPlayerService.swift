@@ -2,6 +2,7 @@ import Bus
 import Dispatch
 import VoiceMemoContract
 import VoiceMemoCore
+import VoiceMemoRuntime
 
 /// The names MPRIS 2.2 fixes for voicememo's media-player object.
 enum MediaPlayerNames {

@@ -4,6 +4,7 @@ import Dispatch
 import FoundationEssentials
 import VoiceMemoContract
 import VoiceMemoCore
+import VoiceMemoRuntime
 
 #if canImport(Glibc)
     import Glibc

@@ -2,6 +2,7 @@ import Bus
 import Dispatch
 import VoiceMemoContract
 import VoiceMemoCore
+import VoiceMemoRuntime
 
 #if canImport(Glibc)
     import Glibc

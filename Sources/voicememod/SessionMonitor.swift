@@ -1,6 +1,7 @@
 import Bus
 import Dispatch
 import VoiceMemoCore
+import VoiceMemoRuntime
 
 #if canImport(Glibc)
     import Glibc

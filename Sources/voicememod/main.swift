@@ -3,6 +3,7 @@ import Dispatch
 import PulseAudio
 import VoiceMemoContract
 import VoiceMemoCore
+import VoiceMemoRuntime
 
 #if canImport(Glibc)
     import Glibc

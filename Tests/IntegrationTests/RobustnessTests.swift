@@ -4,6 +4,7 @@ import IntegrationSupport
 import SoundFile
 import VoiceMemoContract
 import VoiceMemoCore
+import VoiceMemoRuntime
 import XCTest
 
 /// Nothing lost: crashes, SIGTERM and a full disk never cost audio already captured.

@@ -3,6 +3,7 @@ import Foundation
 import IntegrationSupport
 import VoiceMemoContract
 import VoiceMemoCore
+import VoiceMemoRuntime
 import XCTest
 
 /// Delete moves a memo to the freedesktop trash, from where it comes back as the same memo;

@@ -3,6 +3,7 @@ import Foundation
 import Synchronization
 import Testing
 import VoiceMemoCore
+import VoiceMemoRuntime
 
 /// A mono source whose sample at frame n is n (so what was written tells where it came from).
 private final class CountingSource: AudioFileSource {

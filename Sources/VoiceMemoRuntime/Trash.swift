@@ -1,4 +1,5 @@
 import FoundationEssentials
+import VoiceMemoCore
 
 #if canImport(Glibc)
     import Glibc

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import VoiceMemoCore
 
 /// Which memo files are being recorded, kept in a hidden file beside them so that after a
 /// crash or power loss the next start knows which memos to repair and report.

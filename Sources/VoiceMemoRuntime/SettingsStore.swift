@@ -1,4 +1,5 @@
 import FoundationEssentials
+import VoiceMemoCore
 
 /// Keeps the recorder defaults in `settings.json` under the config directory, written
 /// atomically so a crash mid-write never leaves a torn file.

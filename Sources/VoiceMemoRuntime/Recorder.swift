@@ -1,5 +1,6 @@
 import Dispatch
 import FoundationEssentials
+import VoiceMemoCore
 
 /// The recorder's state machine: what `Record`, `Pause`, `Resume`, `Stop`, `Cancel` and
 /// `Toggle` do in each state, modelled on AVAudioRecorder.

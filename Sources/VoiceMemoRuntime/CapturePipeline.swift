@@ -1,5 +1,6 @@
 import Dispatch
 import Synchronization
+import VoiceMemoCore
 
 #if canImport(Glibc)
     import Glibc  // usleep

@@ -1,5 +1,6 @@
 import Dispatch
 import Synchronization
+import VoiceMemoCore
 
 /// Plays one memo at a time on the default output, AVAudioPlayer-style: `play` replaces
 /// what is playing, `pause` holds it (nothing is written, the position stays), `seek`

@@ -1,4 +1,5 @@
 import Dispatch
+import VoiceMemoCore
 
 extension DispatchTimeInterval {
     /// `seconds` as a timer delay in whole milliseconds, kept within 0…a year (NaN counts as

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Synchronization
 import VoiceMemoCore
+import VoiceMemoRuntime
 
 /// A capture stream that produces a counting ramp about ten times faster than real time,
 /// turning to digital silence after `silentAfterReads` reads if given, or hanging in a read

@@ -3,6 +3,7 @@ import FoundationEssentials
 import Synchronization
 import Testing
 import VoiceMemoCore
+import VoiceMemoRuntime
 
 /// Drives a `Recorder` on its own queue with fake audio and a real temporary directory.
 final class RecorderHarness: Sendable {

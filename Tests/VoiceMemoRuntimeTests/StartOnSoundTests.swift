@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 import VoiceMemoCore
+import VoiceMemoRuntime
 
 @Suite("Start on sound")
 struct StartOnSoundTests {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-
 import VoiceMemoCore
+import VoiceMemoRuntime
 
 @Suite("Dedicated thread")
 struct DedicatedThreadTests {

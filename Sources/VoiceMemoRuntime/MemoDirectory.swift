@@ -1,4 +1,5 @@
 import FoundationEssentials
+import VoiceMemoCore
 
 /// The folder memos live in: created user-only on demand, and the authority on which
 /// names are taken.

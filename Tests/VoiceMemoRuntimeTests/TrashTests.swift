@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Testing
 import VoiceMemoCore
+import VoiceMemoRuntime
 
 #if canImport(Glibc)
     import Glibc
