@@ -15,18 +15,7 @@ import VoiceMemoCore
 /// `isSinkAttached` says it is there.
 public final class CapturePipeline: @unchecked Sendable {
     /// How a pipeline ended.
-    public enum Ending: Equatable, Sendable {
-        /// `stop()` was called; the file is complete.
-        case stopped
-        /// The requested duration was reached; the file is complete.
-        case durationReached
-        /// The input stayed below the silence threshold for the requested time; the file is complete.
-        case silenceReached
-        /// The capture stream failed; the file holds everything captured before.
-        case captureFailed(RecorderError)
-        /// Writing failed; the file holds everything written before.
-        case writeFailed(RecorderError)
-    }
+    public typealias Ending = CaptureEnding
 
     /// Called once the capture stream is connected (or failed to connect).
     public var onStarted: ((Result<String, RecorderError>) -> Void)?

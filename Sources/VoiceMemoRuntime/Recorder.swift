@@ -2,629 +2,361 @@ import Dispatch
 import FoundationEssentials
 import VoiceMemoCore
 
-/// The recorder's state machine: what `Record`, `Pause`, `Resume`, `Stop`, `Cancel` and
-/// `Toggle` do in each state, modelled on AVAudioRecorder.
+/// The recorder at work: `RecorderMachine`'s rules, carried out with capture threads, files,
+/// the journal and timers. Commands and facts go in as events; the machine says what to do.
 ///
 /// Everything runs on `queue` (checked with `dispatchPrecondition`), so the state needs no
-/// locks (hence `@unchecked Sendable`); completions are called there too, possibly later (a start waits for the audio
-/// server, a stop for the file to be finalized).
+/// locks (hence `@unchecked Sendable`); completions are called there too, possibly later (a
+/// start waits for the audio server, a stop for the file to be finalized).
 public final class Recorder: @unchecked Sendable {
     public typealias Completion<Value> = (Result<Value, RecorderError>) -> Void
 
-    public weak var observer: RecorderObserver?
+    /// What the recorder does, for any number of listeners, on its queue.
+    public let notifications = Observers<RecorderNotification>()
     public let directory: MemoDirectory
 
-    public private(set) var state: RecorderState = .idle
-    /// The defaults for the next `record()`; every change is saved.
-    public private(set) var defaults: RecorderDefaults
-
+    private var machine: RecorderMachine
     private let backend: RecordingBackend
     private let settings: SettingsStore?
     private let journal: RecordingJournal
+    /// Stopped when a recording begins: recording over it would capture it.
+    private let player: MemoPlayer?
     private let queue: DispatchQueue
     private let captureTimeouts: CaptureTimeouts
     private let now: () -> Date
-    private var open: OpenRecording?
-    /// Whether someone watches the levels apart from the `isMeteringEnabled` setting.
-    private var areLevelsWatched = false
-    /// Recordings stopped but still being finalized, by memo id.
-    private var closing: [String: OpenRecording] = [:]
+    /// What each recording holds while it runs: its capture, file and timers.
+    private var captures: [RecordingNumber: Capture] = [:]
+    /// Callers waiting for an answer, by the number the machine knows them by.
+    private var replies: [ReplyID: Completion<RecorderReply>] = [:]
+    private var lastReply: ReplyID = 0
 
     public init(
         directory: MemoDirectory, defaults: RecorderDefaults, settings: SettingsStore?, backend: RecordingBackend,
-        queue: DispatchQueue, captureTimeouts: CaptureTimeouts = .standard, now: @escaping () -> Date = Date.init
+        player: MemoPlayer? = nil, queue: DispatchQueue, captureTimeouts: CaptureTimeouts = .standard,
+        now: @escaping () -> Date = Date.init
     ) {
         self.directory = directory
         self.journal = RecordingJournal(directory: directory.path)
-        self.defaults = defaults
+        self.machine = RecorderMachine(defaults: defaults)
         self.settings = settings
         self.backend = backend
+        self.player = player
         self.queue = queue
         self.captureTimeouts = captureTimeouts
         self.now = now
     }
 
+    // MARK: What it is doing
+
+    public var state: RecorderState { machine.state }
+    /// The defaults for the next recording; every change is saved.
+    public var defaults: RecorderDefaults { machine.defaults }
     /// The open memo, if any.
-    public var currentMemo: MemoReference? { open?.memo }
+    public var currentMemo: MemoReference? { machine.open?.memo }
+    /// Names of the files still being written; the library leaves them alone.
+    public var filesInProgress: Set<String> { machine.filesInProgress }
+    /// Whether the open recording waits for sound (listening: anything played would start it).
+    public var isWaitingForSound: Bool { machine.open?.isWaitingForSound ?? false }
+    /// Whether a memo is open or listening for sound: playback would be recorded, so it waits.
+    public var isRecording: Bool { state.hasOpenMemo || isWaitingForSound }
+    /// The source feeding the open recording, empty when none.
+    public var activeSource: String { machine.open?.activeSource ?? "" }
+    /// The title asked for the open memo, empty when none was given (or nothing is open).
+    public var currentTitle: String { machine.open?.request.title ?? "" }
+    /// The source the open recording was asked to record from; nil when it follows the default.
+    public var pinnedSource: String? { machine.open?.request.source }
+    /// Why the open recording waits for its capture stream, if it does.
+    public var captureLoss: InterruptionReason? { machine.open?.lostCapture }
 
     /// Seconds recorded into the open memo, pauses excluded.
-    public var currentTime: Double { open?.pipeline?.currentTime ?? 0 }
-
-    /// Names of the files still being written (the open memo and those being finalized):
-    /// not memos yet, so the library leaves them alone.
-    public var filesInProgress: Set<String> {
-        Set(([open].compactMap { $0 } + Array(closing.values)).map(\.fileName))
-    }
+    public var currentTime: Double { openPipeline?.currentTime ?? 0 }
 
     /// The levels of the last metering window while recording; silence otherwise.
     public var levels: Levels {
-        guard state == .recording, let pipeline = open?.pipeline else {
-            return .silence(channels: Int(open?.request.channels ?? defaults.channels))
+        guard state == .recording, let pipeline = openPipeline else {
+            return .silence(channels: Int(machine.open?.request.channels ?? defaults.channels))
         }
         return pipeline.levels
     }
 
-    /// Whether the open recording waits for sound (listening: anything played would start it).
-    public var isWaitingForSound: Bool { open?.isWaitingForSound ?? false }
+    private var openPipeline: CapturePipeline? { machine.open.flatMap { captures[$0.number]?.pipeline } }
 
-    /// The source feeding the open recording, empty when none.
-    public var activeSource: String { open?.activeSource ?? "" }
-
-    /// The title asked for the open memo, empty when none was given (or nothing is open).
-    public var currentTitle: String { open?.request.title ?? "" }
-
-    // MARK: Requests
+    // MARK: Commands
 
     /// `Record`: starts a memo with the defaults when idle, resumes when paused, and
     /// otherwise returns the open memo.
     public func record(completion: @escaping Completion<MemoReference>) {
-        dispatchPrecondition(condition: .onQueue(queue))
-        switch state {
-        case .idle:
-            start(RecordingRequest(defaults: defaults), completion: completion)
-        case .paused:
-            resumeOpen()
-            completion(.success(open!.memo))
-        case .recording, .scheduled, .interrupted:
-            completion(.success(open!.memo))
-        }
+        send(.record(expect(\.memo, completion), now: now()))
     }
 
     /// `RecordWithOptions`: starts a memo with per-recording options; `busy` unless idle.
     public func record(options: [String: OptionValue], completion: @escaping Completion<MemoReference>) {
-        dispatchPrecondition(condition: .onQueue(queue))
-        let request: RecordingRequest
-        do {
-            request = try RecordingRequest(defaults: defaults, options: options, now: unixNow)
-        } catch {
-            return completion(.failure(error))
-        }
-        guard state == .idle else {
-            return completion(
-                .failure(.busy("a recording is already open (\(open!.memo.id)); Stop or Cancel it first")))
-        }
-        start(request, completion: completion)
+        send(.recordWithOptions(expect(\.memo, completion), options, now: now()))
     }
 
-    /// `Pause` as the bus answers it: `completion` runs once the file on disk holds every
-    /// frame recorded before the pause (at once when interrupted: a lost stream has nothing
-    /// in flight, and a sleep or muted input syncs on its own).
+    /// `Pause`: `completion` runs once the file on disk holds every frame recorded before it.
     public func pause(completion: @escaping Completion<Void>) {
-        dispatchPrecondition(condition: .onQueue(queue))
-        do {
-            try pause()
-        } catch {
-            return completion(.failure(error))
-        }
-        guard state == .paused else { return completion(.success(())) }
-        // The sync completes on this queue, as every completion does.
-        nonisolated(unsafe) let reply = completion
-        synchronizeOpenMemo { reply(.success(())) }
+        send(.pause(expect(\.done, completion)))
     }
 
-    /// `Pause`: stops writing audio; the file stays valid on disk.
+    /// `Pause` without waiting for the file on disk: throws at once when nothing can be paused.
     public func pause() throws(RecorderError) {
-        dispatchPrecondition(condition: .onQueue(queue))
-        switch state {
-        case .recording:
-            open!.pipeline!.pause()
-            setState(.paused)
-        case .interrupted where open!.isWaitingForSound:
-            throw .notRecording("the recording is waiting for sound; Stop or Cancel it, or wait for the sound")
-        case .interrupted:
-            // Takes effect when the interruptions end.
-            open!.pipeline?.pause()
-            open!.interruptions.stateBefore = .paused
-        case .paused:
-            break
-        case .scheduled where open!.timer == nil:
-            throw .notRecording("the recording is waiting for sound; Stop or Cancel it, or wait for the sound")
-        case .scheduled:
-            throw .notRecording("the recording has not started yet; Cancel it, or wait for its start time")
-        case .idle:
-            throw .notRecording("nothing is being recorded; call Record first")
-        }
+        var outcome: Result<Void, RecorderError>?
+        send(.pause(expect(\.done) { outcome = $0 }))
+        if case .failure(let error)? = outcome { throw error }
     }
 
-    /// `Resume`: appends to the paused memo.
+    /// `Resume`: appends to the paused memo; answered at once.
     public func resume() throws(RecorderError) {
-        dispatchPrecondition(condition: .onQueue(queue))
-        switch state {
-        case .paused: resumeOpen()
-        case .interrupted:
-            let recording = open!
-            recording.interruptions.stateBefore = .recording
-            if !recording.interruptions.pausesCapture { recording.pipeline?.resume() }
-        case .recording, .scheduled: break
-        case .idle: throw .notRecording("nothing is paused; call Record to start a memo")
-        }
+        var outcome: Result<Void, RecorderError>?
+        send(.resume(expect(\.done) { outcome = $0 }))
+        try outcome?.get()
     }
 
-    /// `Stop`: finishes the open memo; `completion` runs once the file is finalized. A
-    /// memo still waiting for its start time or for sound is dropped, as nothing was recorded.
+    /// `Stop`: finishes the open memo; `completion` runs once the file is finalized.
     public func stop(completion: @escaping Completion<MemoReference>) {
-        dispatchPrecondition(condition: .onQueue(queue))
-        guard let recording = open else {
-            return completion(.failure(.notRecording("nothing is being recorded; there is nothing to stop")))
-        }
-        close(recording, cancelling: recording.pipeline == nil || recording.isWaitingForSound) { result in
-            completion(result.map { recording.memo })
-        }
+        send(.stop(expect(\.memo, completion)))
     }
 
     /// `Cancel`: stops and deletes the open memo; `completion` runs once nothing is left on disk.
     public func cancel(completion: @escaping Completion<Void>) {
-        dispatchPrecondition(condition: .onQueue(queue))
-        guard let recording = open else {
-            return completion(.failure(.notRecording("nothing is being recorded; there is nothing to cancel")))
-        }
-        close(recording, cancelling: true, completion: completion)
+        send(.cancel(expect(\.done, completion)))
     }
 
-    /// `Toggle`: starts when idle, otherwise stops; returns the state this toggle moved to
-    /// (read right after the transition: later calls may move on before the reply is sent).
+    /// `Toggle`: starts when idle, otherwise stops; returns the state this toggle moved to.
     public func toggle(completion: @escaping Completion<RecorderState>) {
-        dispatchPrecondition(condition: .onQueue(queue))
-        if state == .idle {
-            record { result in completion(result.map { _ in .recording }) }
-        } else {
-            stop { result in completion(result.map { _ in .idle }) }
-        }
+        send(.toggle(expect(\.state, completion), now: now()))
     }
 
-    /// Changes the defaults for the next `record()` and saves them.
+    /// Changes the defaults for the next recording and saves them.
     public func updateDefaults(_ change: (inout RecorderDefaults) throws(RecorderError) -> Void) throws(RecorderError) {
         dispatchPrecondition(condition: .onQueue(queue))
         var updated = defaults
         try change(&updated)
         guard updated != defaults else { return }
         try settings?.save(updated)
-        let changed = RecorderProperty.defaultsProperties.filter { $0.value(in: updated) != $0.value(in: defaults) }
-        defaults = updated
-        open?.pipeline?.isMeteringEnabled = isMetering
-        observer?.recorder(self, didChange: changed)
+        send(.defaultsChanged(updated))
     }
 
-    /// Meters the recording while `isWatched`, whatever the `isMeteringEnabled` setting
-    /// says, which stays as it is: for live meters, so a meter that dies changes no setting.
+    /// Meters the recording while `isWatched`, whatever the `isMeteringEnabled` setting says.
     public func setLevelsWatched(_ isWatched: Bool) {
+        send(.levelsWatched(isWatched))
+    }
+
+    // MARK: The session and the audio server
+
+    /// Interrupts the open recording (system sleep, another session taking the seat, a muted
+    /// input); one that `pausesCapture` stops writing until it ends.
+    public func beginInterruption(_ reason: InterruptionReason, pausesCapture: Bool, shouldResume: Bool = true) {
+        send(.interruptionBegan(reason, pausesCapture: pausesCapture, shouldResume: shouldResume))
+    }
+
+    /// Ends an interruption; `resume` false leaves the recording paused once none is left.
+    public func endInterruption(_ reason: InterruptionReason, resume: Bool = true) {
+        send(.interruptionEnded(reason, resume: resume))
+    }
+
+    /// The server moved the open recording's stream to `source`; `reason` nil announces no change.
+    public func changeRoute(_ reason: RouteChangeReason?, to source: String) {
+        send(.routeChanged(reason, source: source))
+    }
+
+    /// The open recording's input is gone and nothing may stand in for it.
+    public func inputLost() { send(.inputLost) }
+
+    /// An input fit for the open recording is back: its capture stream is opened again.
+    public func inputReturned() { send(.inputReturned) }
+
+    /// Opens the open recording's capture stream again, for an input the server did not move it to.
+    public func reopenCapture() { send(.inputChanged) }
+
+    /// Flushes the open memo's file to disk (audio and header) and calls `completion` on the
+    /// recorder's queue; at once when no memo is being written. Before system sleep, it makes
+    /// the file on disk hold every frame.
+    public func synchronizeOpenMemo(completion: @escaping @Sendable () -> Void) {
         dispatchPrecondition(condition: .onQueue(queue))
-        areLevelsWatched = isWatched
-        open?.pipeline?.isMeteringEnabled = isMetering
+        guard let pipeline = openPipeline else { return completion() }
+        pipeline.synchronize(completion: completion)
     }
 
-    /// Whether levels are measured and reported: the setting is on, or someone watches them.
-    private var isMetering: Bool { defaults.isMeteringEnabled || areLevelsWatched }
+    // MARK: Carrying out the rules
 
-    // MARK: Transitions
-
-    private var unixNow: Int64 { Int64(now().timeIntervalSince1970.rounded(.down)) }
-
-    private func start(_ request: RecordingRequest, completion: @escaping Completion<MemoReference>) {
-        do {
-            try directory.prepare()
-        } catch {
-            return completion(.failure(error))
-        }
-        let startDate = request.startTime.map { Date(timeIntervalSince1970: Double($0)) } ?? now()
-        let memo = directory.newMemo(
-            date: max(startDate, now()), title: request.title, format: request.format, reserved: Set(closing.keys))
-        let recording = OpenRecording(memo: memo, request: request)
-        if let startTime = request.startTime, startTime > unixNow {
-            schedule(recording, at: startTime)
-            open = recording
-            setState(.scheduled, also: [.currentMemo])
-            return completion(.success(memo))
-        }
-        do {
-            try beginCapture(recording, completion: completion)
-        } catch {
-            return completion(.failure(error))
-        }
-        open = recording
-        setState(recording.isWaitingForSound ? .scheduled : .recording, also: [.currentMemo])
+    /// Hands `event` to the rules and carries out what they say, in order. An effect's
+    /// outcome goes back in at once, before the next effect, as the rules expect.
+    private func send(_ event: RecorderEvent) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        for effect in machine.handle(event) { perform(effect) }
     }
 
-    private func schedule(_ recording: OpenRecording, at startTime: Int64) {
-        let timer = DispatchSource.makeTimerSource(queue: queue)
-        timer.schedule(wallDeadline: .now() + .delay(seconds: Double(startTime) - now().timeIntervalSince1970))
-        timer.setEventHandler { [weak self, unowned recording] in
-            guard let self, open === recording else { return }
-            recording.timer = nil
-            do throws(RecorderError) {
-                try beginCapture(recording) { _ in }
-                setState(recording.isWaitingForSound ? .scheduled : .recording)
-            } catch {
-                open = nil
-                setState(.idle, also: [.currentMemo])
-                observer?.recorder(self, didFailToEncode: recording.memo, message: error.message)
-                observer?.recorder(self, didFinish: recording.memo, successfully: false)
+    /// Keeps `completion` until the machine answers it; `value` picks its reply's payload.
+    private func expect<Value>(
+        _ value: @escaping (RecorderReply) -> Value?, _ completion: @escaping Completion<Value>
+    ) -> ReplyID {
+        lastReply += 1
+        replies[lastReply] = { result in
+            completion(
+                result.flatMap { reply in
+                    value(reply).map { .success($0) } ?? .failure(.audioServer("unexpected answer \(reply)"))
+                })
+        }
+        return lastReply
+    }
+
+    private func perform(_ effect: RecorderEffect) {
+        switch effect {
+        case .answer(let id, let result):
+            replies.removeValue(forKey: id)?(result)
+        case .prepareMemo(let start, let date, let reserved):
+            send(.memoPrepared(start, prepareMemo(start.request, date: date, reserved: reserved)))
+        case .createFile(let number, let memo, let request, let purpose):
+            let result = Result { () throws(RecorderError) in try createFile(number, memo, request) }
+            send(.fileCreated(number, purpose, result))
+        case .removeFile(let memo, let number):
+            let result = Result { () throws(RecorderError) in try directory.remove(memo) }
+            if let number { send(.fileRemoved(number, result)) }
+        case .startCapture(let number, let request, let isMetering):
+            startCapture(number, request, isMetering: isMetering)
+        case .attachFile(let number):
+            guard let file = captures[number]?.file else { return }
+            captures[number]?.pipeline?.attach(file)
+        case .pauseCapture(let number, let droppingHeldAudio):
+            captures[number]?.pipeline?.pause(droppingHeldAudio: droppingHeldAudio)
+        case .resumeCapture(let number):
+            captures[number]?.pipeline?.resume()
+        case .synchronize(let number, let reply):
+            guard let pipeline = captures[number]?.pipeline else { return perform(.answer(reply, .success(.done))) }
+            pipeline.synchronize { [weak self] in self?.perform(.answer(reply, .success(.done))) }
+        case .stopCapture(let number):
+            captures[number]?.pipeline?.stop()
+        case .giveUpCapture(let number):
+            captures[number]?.pipeline?.giveUp()
+        case .reopenCapture(let number, let afterLoss):
+            captures[number]?.pipeline?.reopen(afterLoss: afterLoss)
+        case .setMetering(let number, let isOn):
+            captures[number]?.pipeline?.isMeteringEnabled = isOn
+        case .scheduleStart(let number, let startTime):
+            let delay = Double(startTime) - now().timeIntervalSince1970
+            captures[number, default: Capture()].startTimer = timer(wallDelay: delay) {
+                $0.send(.startTimeReached(number))
             }
+        case .cancelStart(let number):
+            captures.removeValue(forKey: number)?.startTimer?.cancel()
+        case .scheduleReconnectTimeout(let number, let seconds):
+            captures[number]?.reconnectTimer = timer(delay: seconds) { $0.send(.reconnectTimedOut(number)) }
+        case .cancelReconnectTimeout(let number):
+            captures[number]?.reconnectTimer?.cancel()
+            captures[number]?.reconnectTimer = nil
+        case .stopPlayback:
+            player?.stop()
+        case .notify(let notification):
+            notifications.notify(notification)
         }
-        recording.timer = timer
-        timer.activate()
     }
 
-    /// Creates the file (so a storage error answers the caller) and starts the pipeline;
-    /// `completion` runs once audio flows or the server refuses. A recording that waits for
-    /// sound gets its file when the sound comes (`soundStarted`): waiting leaves nothing on disk.
-    private func beginCapture(_ recording: OpenRecording, completion: @escaping Completion<MemoReference>)
-        throws(RecorderError)
-    {
-        recording.isWaitingForSound = recording.request.startsOnSound
-        let sink = recording.isWaitingForSound ? nil : try createFile(recording)
-        let pipeline = CapturePipeline(
-            request: recording.request, backend: backend, sink: sink, callbackQueue: queue, timeouts: captureTimeouts)
-        pipeline.onStarted = { [weak self, unowned recording] result in
-            self?.captureStarted(recording, result: result, completion: completion)
+    private func prepareMemo(
+        _ request: RecordingRequest, date: Date, reserved: Set<String>
+    ) -> Result<MemoReference, RecorderError> {
+        Result { () throws(RecorderError) in
+            try directory.prepare()
+            return directory.newMemo(date: date, title: request.title, format: request.format, reserved: reserved)
         }
-        pipeline.onEnded = { [weak self, unowned recording] ending, closeError in
-            self?.captureEnded(recording, ending: ending, closeError: closeError)
-        }
-        pipeline.onCaptureLost = { [weak self, unowned recording] error in
-            self?.captureLost(recording, error)
-        }
-        pipeline.onCaptureRestored = { [weak self, unowned recording] source in
-            self?.captureRestored(recording, source: source)
-        }
-        pipeline.onLevels = { [weak self, unowned recording] levels, time in
-            guard let self, open === recording, state == .recording else { return }
-            observer?.recorder(self, didMeasure: levels, currentTime: time)
-        }
-        pipeline.onSoundStarted = { [weak self, unowned recording] in
-            self?.soundStarted(recording)
-        }
-        pipeline.isMeteringEnabled = isMetering
-        recording.pipeline = pipeline
-        recording.keepAlive = recording
-        pipeline.start()
     }
 
-    /// Lists the memo in the journal and creates its file.
-    private func createFile(_ recording: OpenRecording) throws(RecorderError) -> AudioFileSink {
-        let tags = MemoTags(title: recording.request.title, date: now().formatted(.iso8601))
-        try journal.add(recording.fileName)
+    /// Lists the memo in the journal (so a crash leaves it repairable) and creates its file.
+    private func createFile(
+        _ number: RecordingNumber, _ memo: MemoReference, _ request: RecordingRequest
+    ) throws(RecorderError) {
+        let fileName = String(memo.path.split(separator: "/").last ?? "")
+        let tags = MemoTags(title: request.title, date: now().formatted(.iso8601))
+        try journal.add(fileName)
         do {
-            return try backend.makeFileSink(path: recording.memo.path, request: recording.request, tags: tags)
+            let file = try backend.makeFileSink(path: memo.path, request: request, tags: tags)
+            captures[number, default: Capture()].file = file
+            captures[number]?.journaledName = fileName
         } catch {
-            journal.remove(recording.fileName)
+            journal.remove(fileName)
             throw error
         }
     }
 
-    /// The recording waiting for sound heard it: its file is created and the memo begins,
-    /// with the pre-roll the pipeline kept. A file that cannot be created ends the wait
-    /// unsuccessfully (`EncodeError`, then `RecordingFinished(memo, false)`).
-    private func soundStarted(_ recording: OpenRecording) {
-        guard open === recording, recording.isWaitingForSound else { return }
-        recording.isWaitingForSound = false
-        do {
-            recording.pipeline!.attach(try createFile(recording))
-        } catch {
-            observer?.recorder(self, didFailToEncode: recording.memo, message: error.message)
-            observer?.recorder(self, didFinish: recording.memo, successfully: false)
-            close(recording, cancelling: true) { _ in }
-            return
+    /// Starts moving audio into the recording's file (if it has one yet); the pipeline's
+    /// reports come back as events.
+    private func startCapture(_ number: RecordingNumber, _ request: RecordingRequest, isMetering: Bool) {
+        let file = captures[number]?.file
+        captures[number, default: Capture()].file = nil
+        let pipeline = CapturePipeline(
+            request: request, backend: backend, sink: file, callbackQueue: queue, timeouts: captureTimeouts)
+        pipeline.onStarted = { [weak self] result in
+            switch result {
+            case .success(let source): self?.send(.captureStarted(number, source: source))
+            case .failure(let error): self?.send(.captureFailedToStart(number, error))
+            }
         }
-        if state == .interrupted {
-            recording.interruptions.stateBefore = .recording
-        } else {
-            setState(.recording)
+        pipeline.onEnded = { [weak self] ending, closeError in self?.captureEnded(number, ending, closeError) }
+        pipeline.onCaptureLost = { [weak self] error in self?.send(.captureLost(number, error)) }
+        pipeline.onCaptureRestored = { [weak self] source in self?.send(.captureRestored(number, source: source)) }
+        pipeline.onLevels = { [weak self] levels, time in
+            self?.send(.levelsMeasured(number, levels, currentTime: time))
         }
+        pipeline.onSoundStarted = { [weak self] in self?.send(.soundStarted(number)) }
+        pipeline.isMeteringEnabled = isMetering
+        captures[number]?.pipeline = pipeline
+        pipeline.start()
     }
 
-    private func captureStarted(
-        _ recording: OpenRecording, result: Result<String, RecorderError>,
-        completion: @escaping Completion<MemoReference>
-    ) {
-        switch result {
-        case .success(let source):
-            recording.activeSource = source
-            if open === recording { observer?.recorder(self, didChange: [.activeSource]) }
-            completion(.success(recording.memo))
-        case .failure(let error):
-            // Answered once the file is gone (captureEnded follows at once), so a refused
-            // Record leaves nothing on disk by the time the caller hears of it.
-            recording.failedToStart = true
-            recording.completions.append { _ in completion(.failure(error)) }
-        }
+    /// The file is closed: the rules hear how the capture ended, then the journal lets go of it.
+    private func captureEnded(_ number: RecordingNumber, _ ending: CaptureEnding, _ closeError: RecorderError?) {
+        guard let capture = captures.removeValue(forKey: number) else { return }
+        capture.reconnectTimer?.cancel()
+        let frames = capture.pipeline?.recordedFrames ?? 0
+        send(.captureEnded(number, ending, closeError: closeError, recordedFrames: frames, now: now()))
+        if let name = capture.journaledName { journal.remove(name) }
     }
 
-    /// Starts an interruption of the open recording from outside the capture path (system
-    /// sleep, another session taking the seat, a muted input). While any interruption lasts
-    /// `State` is `interrupted`; one that `pausesCapture` stops writing until it ends. A
-    /// reason already in effect, or no open recording, is ignored.
-    public func beginInterruption(_ reason: InterruptionReason, pausesCapture: Bool, shouldResume: Bool = true) {
-        dispatchPrecondition(condition: .onQueue(queue))
-        guard let recording = open, recording.pipeline != nil, recording.interruptions.reasons[reason] == nil else {
-            return
-        }
-        if recording.interruptions.reasons.isEmpty { recording.interruptions.stateBefore = state }
-        recording.interruptions.reasons[reason] = pausesCapture
-        if pausesCapture { recording.pipeline?.pause() }
-        setState(.interrupted)
-        observer?.recorder(self, interruption: reason, began: true, shouldResume: shouldResume)
+    /// A timer on the recorder's queue that sends what `fire` says after `delay` seconds.
+    private func timer(delay: Double, _ fire: @escaping (Recorder) -> Void) -> DispatchSourceTimer {
+        makeTimer(fire) { $0.schedule(deadline: .now() + .delay(seconds: delay)) }
     }
 
-    /// Flushes the open memo's file to disk (audio and header) and calls `completion` on the
-    /// recorder's queue; at once when no memo is being written. Before system sleep, after
-    /// an interruption that pauses capture, it makes the file on disk hold every frame.
-    public func synchronizeOpenMemo(completion: @escaping @Sendable () -> Void) {
-        dispatchPrecondition(condition: .onQueue(queue))
-        guard let pipeline = open?.pipeline else { return completion() }
-        pipeline.synchronize(completion: completion)
+    /// As `timer(delay:_:)`, by the wall clock: a start time holds across a system sleep.
+    private func timer(wallDelay delay: Double, _ fire: @escaping (Recorder) -> Void) -> DispatchSourceTimer {
+        makeTimer(fire) { $0.schedule(wallDeadline: .now() + .delay(seconds: delay)) }
     }
 
-    /// Ends an interruption; when none is left the recording returns to the state it was in
-    /// (recording again, or paused), unless `resume` is false: then it stays paused.
-    public func endInterruption(_ reason: InterruptionReason, resume: Bool = true) {
-        dispatchPrecondition(condition: .onQueue(queue))
-        guard let recording = open, recording.interruptions.reasons.removeValue(forKey: reason) != nil else { return }
-        observer?.recorder(self, interruption: reason, began: false, shouldResume: resume)
-        if !resume { recording.interruptions.stateBefore = .paused }
-        // Writing goes on as soon as nothing that stops it is left (a muted input does not).
-        if !recording.interruptions.pausesCapture,
-            [.recording, .scheduled].contains(recording.interruptions.stateBefore)
-        {
-            recording.pipeline?.resume()
-        }
-        guard recording.interruptions.reasons.isEmpty else { return }
-        setState(recording.interruptions.stateBefore)
-    }
-
-    /// The input feeding the open recording changed (the server moved the stream): the
-    /// route change is announced (unless `reason` is nil) and `ActiveSource` follows.
-    public func changeRoute(_ reason: RouteChangeReason?, to source: String) {
-        dispatchPrecondition(condition: .onQueue(queue))
-        guard let recording = open, recording.pipeline != nil else { return }
-        let previous = recording.activeSource
-        recording.activeSource = source
-        if previous != source { observer?.recorder(self, didChange: [.activeSource]) }
-        if let reason { observer?.recorder(self, didChangeRoute: reason, from: previous, to: source) }
-    }
-
-    /// The source the open recording was asked to record from; nil when it follows the default.
-    public var pinnedSource: String? { open?.request.source }
-
-    /// Why the open recording waits for its capture stream, if it does.
-    public var captureLoss: InterruptionReason? { open?.lostCapture }
-
-    /// The server or device went away mid-recording: the memo waits, interrupted, for it to
-    /// come back. A server that is not back within `reconnectTimeout` finishes the memo
-    /// unsuccessfully; a device is waited for like a pause, until it returns or `Stop`.
-    private func captureLost(_ recording: OpenRecording, _ error: RecorderError) {
-        guard open === recording, recording.lostCapture == nil else { return }
-        let reason: InterruptionReason = if case .deviceLost = error { .deviceLost } else { .serverLost }
-        recording.lostCapture = reason
-        beginInterruption(reason, pausesCapture: false)
-        guard reason == .serverLost else { return }
+    private func makeTimer(
+        _ fire: @escaping (Recorder) -> Void, scheduling schedule: (DispatchSourceTimer) -> Void
+    ) -> DispatchSourceTimer {
         let timer = DispatchSource.makeTimerSource(queue: queue)
-        timer.schedule(deadline: .now() + .delay(seconds: defaults.reconnectTimeout))
-        timer.setEventHandler { [weak recording] in recording?.pipeline?.giveUp() }
-        recording.reconnectTimer = timer
+        schedule(timer)
+        nonisolated(unsafe) let fire = fire  // called on the recorder's queue, where it was made
+        timer.setEventHandler { [weak self] in
+            guard let self else { return }
+            fire(self)
+        }
         timer.activate()
-    }
-
-    /// The input feeding the open recording is gone and nothing may stand in for it (a
-    /// pinned source unplugged, or only monitors of outputs left): the memo waits,
-    /// interrupted with `device-lost` and writing nothing, until `inputReturned()`. The audio
-    /// a pinned recording holds back goes too: the server may already have put a stand-in
-    /// under the stream.
-    public func inputLost() {
-        dispatchPrecondition(condition: .onQueue(queue))
-        guard let recording = open, let pipeline = recording.pipeline, recording.lostCapture == nil else { return }
-        recording.lostCapture = .deviceLost
-        pipeline.pause(droppingHeldAudio: true)
-        beginInterruption(.deviceLost, pausesCapture: true)
-    }
-
-    /// An input fit for the open recording (after `inputLost()` or a lost device) is back:
-    /// the capture stream is opened again, and the interruption ends once audio flows.
-    public func inputReturned() {
-        dispatchPrecondition(condition: .onQueue(queue))
-        guard let recording = open, recording.lostCapture == .deviceLost else { return }
-        recording.pipeline?.reopen(afterLoss: true)
-    }
-
-    /// Opens the open recording's capture stream again, for an input the server did not
-    /// move it to (the default changed under a stream that follows it).
-    public func reopenCapture() {
-        dispatchPrecondition(condition: .onQueue(queue))
-        open?.pipeline?.reopen(afterLoss: false)
-    }
-
-    /// The lost stream is back: the interruption ends and the route says where from. A
-    /// stream reopened without a loss just carries on.
-    private func captureRestored(_ recording: OpenRecording, source: String) {
-        guard let reason = recording.lostCapture else { return }
-        recording.reconnectTimer?.cancel()
-        recording.reconnectTimer = nil
-        recording.lostCapture = nil
-        let previous = recording.activeSource
-        recording.activeSource = source
-        guard open === recording else { return }
-        endInterruption(reason)
-        if previous != source { observer?.recorder(self, didChange: [.activeSource]) }
-        let route: RouteChangeReason = reason == .serverLost ? .serverRestarted : .newDeviceAvailable
-        observer?.recorder(self, didChangeRoute: route, from: previous, to: source)
-    }
-
-    private func captureEnded(_ recording: OpenRecording, ending: CapturePipeline.Ending, closeError: RecorderError?) {
-        recording.keepAlive = nil
-        recording.reconnectTimer?.cancel()
-        defer { journal.remove(recording.fileName) }
-        closing[recording.memo.id] = nil
-        // A memo that waited for sound and ended on silence waits for the next sound: a
-        // hands-free dictaphone, until Stop or Cancel. State goes from recording to scheduled.
-        let rearms =
-            ending == .silenceReached && recording.request.startsOnSound && open === recording
-            && !recording.isStoppedByUser && closeError == nil
-        if open === recording {
-            open = nil
-            if !rearms { setState(.idle, also: [.currentMemo, .activeSource]) }
-        }
-        defer { if rearms { rearm(recording.request) } }
-        var failure = closeError
-        var successfully = closeError == nil
-        switch ending {
-        case .stopped, .durationReached, .silenceReached:
-            break
-        case .captureFailed(let error):
-            // Stopped by the user while waiting for the server: what was captured is complete.
-            successfully = recording.isStoppedByUser && closeError == nil
-            failure = failure ?? error
-        case .writeFailed(let error):
-            successfully = false
-            failure = error
-            observer?.recorder(self, didFailToEncode: recording.memo, message: error.message)
-        }
-        // Nothing captured (paused from the start, or the server failed at once): no memo.
-        let isEmpty = recording.pipeline?.recordedFrames == 0
-        if isEmpty && !recording.isCancelled && !recording.failedToStart {
-            try? directory.remove(recording.memo)
-            observer?.recorder(self, didFinish: recording.memo, successfully: false)
-            recording.finish(.success(()))
-            return
-        }
-        if recording.isCancelled || recording.failedToStart {
-            let removal = Result<Void, RecorderError> { () throws(RecorderError) in try directory.remove(recording.memo)
-            }
-            recording.finish(
-                recording.failedToStart ? .failure(failure ?? .audioServer("capture did not start")) : removal)
-            return
-        }
-        if let closeError { observer?.recorder(self, didFailToEncode: recording.memo, message: closeError.message) }
-        observer?.recorder(self, didFinish: recording.memo, successfully: successfully)
-        recording.finish(closeError.map { .failure($0) } ?? .success(()))
-    }
-
-    /// Waits for the next sound with the same options, as a new memo.
-    private func rearm(_ request: RecordingRequest) {
-        start(request) { [weak self] result in
-            guard let self, case .failure = result else { return }
-            // The stream did not open: captureEnded already went idle. A refused directory
-            // did not get that far.
-            if open == nil && state != .idle {
-                setState(.idle, also: [.currentMemo, .activeSource])
-            }
-        }
-    }
-
-    private func close(_ recording: OpenRecording, cancelling: Bool, completion: @escaping Completion<Void>) {
-        open = nil
-        recording.isStoppedByUser = true
-        recording.isCancelled = cancelling
-        setState(.idle, also: [.currentMemo, .activeSource])
-        if let timer = recording.timer {
-            // Scheduled but never started: no file was created.
-            timer.cancel()
-            recording.timer = nil
-            return completion(.success(()))
-        }
-        recording.completions.append(completion)
-        closing[recording.memo.id] = recording
-        recording.pipeline!.stop()
-    }
-
-    private func resumeOpen() {
-        open!.pipeline!.resume()
-        setState(.recording)
-    }
-
-    private func setState(_ newState: RecorderState, also extra: [RecorderProperty] = []) {
-        let changed = (state != newState ? [.state] : []) + extra
-        state = newState
-        if !changed.isEmpty { observer?.recorder(self, didChange: changed) }
+        return timer
     }
 }
 
-/// The interruptions in effect on a recording and the state to return to after them.
-private struct Interruptions {
-    /// Each reason in effect, and whether it stops writing.
-    var reasons: [InterruptionReason: Bool] = [:]
-    var stateBefore: RecorderState = .recording
-
-    /// Whether any interruption in effect stops writing.
-    var pausesCapture: Bool { reasons.values.contains(true) }
-}
-
-/// One memo from `Record` until its file is closed. `@unchecked Sendable` so the recorder's
-/// `@Sendable` timer and pipeline handlers may capture it: it is touched only on the
-/// recorder's queue, by the recorder's methods, which check that.
-private final class OpenRecording: @unchecked Sendable {
-    let memo: MemoReference
-    let request: RecordingRequest
+/// What one recording holds while it runs.
+private struct Capture {
     var pipeline: CapturePipeline?
-    var timer: DispatchSourceTimer?
-    var activeSource = ""
-    var isCancelled = false
-    var failedToStart = false
-    var isStoppedByUser = false
-    /// Whether the recording still waits for sound: no file yet, `State` is `scheduled`.
-    var isWaitingForSound = false
-    var interruptions = Interruptions()
-    /// Why the capture stream is lost, while the pipeline reconnects.
-    var lostCapture: InterruptionReason?
+    /// The file, between its creation and the capture (or the attach) that takes it.
+    var file: AudioFileSink?
+    /// The file's name in the journal, once it is listed there.
+    var journaledName: String?
+    var startTimer: DispatchSourceTimer?
     var reconnectTimer: DispatchSourceTimer?
-    var completions: [Recorder.Completion<Void>] = []
-    /// Holds the recording alive while its pipeline runs, even after the recorder lets go.
-    var keepAlive: OpenRecording?
-
-    init(memo: MemoReference, request: RecordingRequest) {
-        self.memo = memo
-        self.request = request
-    }
-
-    /// The memo's file name inside the memo directory.
-    var fileName: String { String(memo.path.split(separator: "/").last ?? "") }
-
-    func finish(_ result: Result<Void, RecorderError>) {
-        let waiting = completions
-        completions = []
-        for completion in waiting { completion(result) }
-    }
 }
 
-extension RecorderProperty {
-    /// The properties that mirror `RecorderDefaults`.
-    static let defaultsProperties: [RecorderProperty] = [
-        .format, .sampleRate, .channels, .quality, .source, .meteringEnabled, .notificationsEnabled, .trayEnabled,
-        .skipSilence,
-    ]
-
-    /// This property's value in `defaults`, for change detection.
-    func value(in defaults: RecorderDefaults) -> String? {
-        switch self {
-        case .format: defaults.format.rawValue
-        case .sampleRate: String(defaults.sampleRate)
-        case .channels: String(defaults.channels)
-        case .quality: defaults.quality.rawValue
-        case .source: defaults.source
-        case .meteringEnabled: String(defaults.isMeteringEnabled)
-        case .notificationsEnabled: String(defaults.areNotificationsEnabled)
-        case .trayEnabled: String(defaults.isTrayEnabled)
-        case .skipSilence: String(defaults.skipsSilence)
-        case .state, .currentMemo, .activeSource: nil
-        }
+extension RecorderReply {
+    fileprivate var memo: MemoReference? {
+        if case .memo(let memo) = self { memo } else { nil }
+    }
+    fileprivate var done: Void? {
+        if case .done = self { () } else { nil }
+    }
+    fileprivate var state: RecorderState? {
+        if case .state(let state) = self { state } else { nil }
     }
 }

@@ -27,12 +27,19 @@ final class AudioRouteService: @unchecked Sendable {
     private var trackedMemo: String?
     private var isFallbackCheckScheduled = false
 
-    /// Starts `monitor`, which delivers on `queue` (the daemon's).
+    /// Starts `monitor`, which delivers on `queue` (the daemon's), and follows the recorder.
     init(recorder: Recorder, monitor: ServerMonitor, queue: DispatchQueue) {
         self.recorder = recorder
         self.monitor = monitor
         self.queue = queue
         monitor.start { [weak self] snapshot in self?.serverChanged(snapshot) }
+        // A recording that starts (or moves) on a muted input is interrupted at once.
+        recorder.notifications.observe { [weak self] notification in
+            guard case .changed(let properties) = notification,
+                properties.contains(.state) || properties.contains(.activeSource)
+            else { return }
+            self?.evaluate()
+        }
     }
 
     private func serverChanged(_ snapshot: ServerSnapshot?) {
@@ -54,12 +61,6 @@ final class AudioRouteService: @unchecked Sendable {
                 },
                 uniquingKeysWith: { first, _ in first }),
             capturing: snapshot.capturingSource)
-        evaluate()
-    }
-
-    /// The recorder's state or source changed: a recording that starts on a muted input is
-    /// interrupted at once.
-    func recorderChanged() {
         evaluate()
     }
 

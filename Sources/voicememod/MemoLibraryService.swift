@@ -17,14 +17,15 @@ import VoiceMemoRuntime
 /// Sendable`: its state is touched only on `queue`; the start-up load, read on a queue of
 /// its own, hands each step back there (checked in `apply`).
 final class MemoLibraryService: @unchecked Sendable {
-    /// The object server the memos are exported on (the MPRIS object shares it).
-    let server: BusObjectServer
+    private let server: BusObjectServer
     private let files: MemoFiles
     /// Where Delete puts memos, so a mis-click can be undone from a file manager.
     private let trash: Trash
     private let cache: LibraryCache
     /// The player every memo's Play goes to.
-    let player: MemoPlayer
+    private let player: MemoPlayer
+    /// Its open files are not memos yet, and playing is refused while it records.
+    private let recorder: Recorder
     private var catalog = MemoCatalog()
     private var pendingCacheSave: DispatchWorkItem?
     private let queue: DispatchQueue
@@ -41,23 +42,21 @@ final class MemoLibraryService: @unchecked Sendable {
     private var fileWork: [String: [() -> Void]] = [:]
     /// Whether a refresh waits for the file work to end (a file half renamed is no change).
     private var isRefreshWaiting = false
-    /// Files the recorder still has open: not memos until they are finished.
-    var filesInProgress: () -> Set<String> = { [] }
-    /// Whether a recording is open; playing is refused meanwhile.
-    var isRecording: () -> Bool = { false }
     /// Told on the queue after memos were added, removed, renamed or changed.
     let changed = Observers<Void>()
     /// Answers each memo's Peaks, from its own cache (not the library cache).
-    var peaks: MemoPeaksService?
+    private let peaks: MemoPeaksService?
 
     init(
-        directory: String, trash: Trash, cachePath: String, server: BusObjectServer, player: MemoPlayer,
-        queue: DispatchQueue
+        directory: String, trash: Trash, cachePath: String, peaks: MemoPeaksService?, recorder: Recorder,
+        player: MemoPlayer, server: BusObjectServer, queue: DispatchQueue
     ) {
         self.server = server
         self.files = MemoFiles(directory: directory)
         self.trash = trash
         self.cache = LibraryCache(path: cachePath)
+        self.peaks = peaks
+        self.recorder = recorder
         self.player = player
         self.queue = queue
         exportMemos()
@@ -91,7 +90,7 @@ final class MemoLibraryService: @unchecked Sendable {
         case .known(let memos, let settled):
             // A file the recorder still writes is not a memo yet; its refresh comes at Stop. A
             // file read meanwhile by the bus queue (a finished recording) is newer than this.
-            let inProgress = filesInProgress()
+            let inProgress = recorder.filesInProgress
             for memo in memos where filesBeingLoaded.contains(memo.fileName) && !inProgress.contains(memo.fileName) {
                 let isNew = catalog[memo.id] == nil
                 catalog.insert(memo)
@@ -121,7 +120,7 @@ final class MemoLibraryService: @unchecked Sendable {
             isRefreshWaiting = true
             return
         }
-        let changes = catalog.changes(for: files.listing(), ignoring: filesInProgress())
+        let changes = catalog.changes(for: files.listing(), ignoring: recorder.filesInProgress)
         for id in changes.removed { removeMemo(id: id) }
         for status in changes.toRead { read(status) }
         if !changes.removed.isEmpty || !changes.toRead.isEmpty {
@@ -287,7 +286,7 @@ final class MemoLibraryService: @unchecked Sendable {
     /// Plays memo `id` (held at its start if `paused`); refused while recording.
     func play(id: String, paused: Bool = false) throws(RecorderError) {
         _ = try memo(id)
-        guard !isRecording() else {
+        guard !recorder.isRecording else {
             throw .busy("a memo is being recorded; Stop it before playing another")
         }
         try player.play(reference(id: id)!, paused: paused)

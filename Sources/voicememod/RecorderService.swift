@@ -14,18 +14,12 @@ import VoiceMemoRuntime
 /// Lives on the daemon's main queue, like the recorder and the bus connection.
 /// `@unchecked Sendable`: its state is touched only on the server's queue, where bus calls
 /// and the recorder's callbacks arrive (checked in `reportRecovered`, the one call posted there).
-final class RecorderService: RecorderObserver, @unchecked Sendable {
+final class RecorderService: @unchecked Sendable {
     private let recorder: Recorder
     private let player: MemoPlayer
     private let library: MemoLibraryService
     private let server: BusObjectServer
     private let notifier: DesktopNotifier
-    /// Follows the server's inputs for the open recording; told of every recorder change.
-    var routes: AudioRouteService?
-    /// Holds logind's sleep lock while a memo is open; told of every state change.
-    var session: SessionMonitor?
-    /// The tray item; told of every recorder change.
-    var tray: StatusNotifierItemService?
 
     init(recorder: Recorder, player: MemoPlayer, library: MemoLibraryService, server: BusObjectServer) {
         self.recorder = recorder
@@ -33,7 +27,7 @@ final class RecorderService: RecorderObserver, @unchecked Sendable {
         self.library = library
         self.server = server
         notifier = DesktopNotifier(connection: server.connection)
-        recorder.observer = self
+        recorder.notifications.observe { [weak self] in self?.hear($0) }
         player.playingChanged.observe { [weak self] _ in self?.announce(["Playing"]) }
         player.ended.observe { [weak self] in self?.playbackEnded($0.memo, $0.ending) }
         player.skipsSilence = recorder.defaults.skipsSilence
@@ -200,26 +194,30 @@ final class RecorderService: RecorderObserver, @unchecked Sendable {
             parse: { (value) throws(RecorderError) in value.boolean! })
     }
 
-    // MARK: RecorderObserver
+    // MARK: What the recorder reports
 
-    func recorder(_ recorder: Recorder, didChange properties: [RecorderProperty]) {
-        // Recording over our own playback would capture it through the speakers (and a
-        // recording waiting for sound would start on it).
-        if properties.contains(.state), recorder.state == .recording || recorder.isWaitingForSound { player.stop() }
-        if properties.contains(.skipSilence) { player.skipsSilence = recorder.defaults.skipsSilence }
-        announce(properties.map(\.rawValue))
-        if properties.contains(.currentMemo) { library.showRecording(recorder.currentMemo) }
-        if properties.contains(.state) || properties.contains(.activeSource) { routes?.recorderChanged() }
-        if properties.contains(.state) { session?.recorderStateChanged() }
-        tray?.recorderChanged(properties)
-    }
-
-    func recorder(_ recorder: Recorder, didFinish memo: MemoReference, successfully: Bool) {
-        // The memo object exists (InterfacesAdded) before anyone hears it is finished.
-        library.refresh(memo)
-        emit("RecordingFinished", [.objectPath(Contract.path(of: memo)), .boolean(successfully)])
-        if recorder.defaults.areNotificationsEnabled, let info = library.info(id: memo.id) {
-            notifier.recordingFinished(info, successfully: successfully)
+    private func hear(_ notification: RecorderNotification) {
+        switch notification {
+        case .changed(let properties):
+            if properties.contains(.skipSilence) { player.skipsSilence = recorder.defaults.skipsSilence }
+            announce(properties.map(\.rawValue))
+            if properties.contains(.currentMemo) { library.showRecording(recorder.currentMemo) }
+        case .finished(let memo, let successfully):
+            // The memo object exists (InterfacesAdded) before anyone hears it is finished.
+            library.refresh(memo)
+            emit("RecordingFinished", [.objectPath(Contract.path(of: memo)), .boolean(successfully)])
+            if recorder.defaults.areNotificationsEnabled, let info = library.info(id: memo.id) {
+                notifier.recordingFinished(info, successfully: successfully)
+            }
+        case .encodeFailed(let memo, let message):
+            emit("EncodeError", [.objectPath(Contract.path(of: memo)), .string(message)])
+        case .interruption(let reason, let began, let shouldResume):
+            emit(
+                "Interruption", [.string(began ? "began" : "ended"), .string(reason.rawValue), .boolean(shouldResume)])
+        case .routeChanged(let reason, let previous, let current):
+            emit("RouteChanged", [.string(reason.rawValue), .string(previous), .string(current)])
+        case .levels(let levels, let currentTime):
+            emit("Levels", [Self.decibels(levels.average), Self.decibels(levels.peak), .double(currentTime)])
         }
     }
 
@@ -244,24 +242,6 @@ final class RecorderService: RecorderObserver, @unchecked Sendable {
 
     private func announce(_ names: [String]) {
         server.propertiesChanged(on: Contract.recorderPath, interface: Contract.recorderInterface, names: names)
-    }
-
-    func recorder(_ recorder: Recorder, didFailToEncode memo: MemoReference, message: String) {
-        emit("EncodeError", [.objectPath(Contract.path(of: memo)), .string(message)])
-    }
-
-    func recorder(_ recorder: Recorder, interruption reason: InterruptionReason, began: Bool, shouldResume: Bool) {
-        emit("Interruption", [.string(began ? "began" : "ended"), .string(reason.rawValue), .boolean(shouldResume)])
-    }
-
-    func recorder(
-        _ recorder: Recorder, didChangeRoute reason: RouteChangeReason, from previous: String, to current: String
-    ) {
-        emit("RouteChanged", [.string(reason.rawValue), .string(previous), .string(current)])
-    }
-
-    func recorder(_ recorder: Recorder, didMeasure levels: Levels, currentTime: Double) {
-        emit("Levels", [Self.decibels(levels.average), Self.decibels(levels.peak), .double(currentTime)])
     }
 
     private func emit(_ signal: String, _ arguments: [BusValue]) {

@@ -75,8 +75,8 @@ final class SessionMonitor: @unchecked Sendable {
         self.queue = queue
     }
 
-    /// Tells the monitor the recorder's state changed: the lock follows whether a memo is open.
-    func recorderStateChanged() {
+    /// The recorder's state changed: the lock follows whether a memo is open.
+    private func recorderStateChanged() {
         dispatchPrecondition(condition: .onQueue(queue))
         updateLock()
         // A recording started while another session has the seat waits for ours. Later, so
@@ -92,6 +92,10 @@ final class SessionMonitor: @unchecked Sendable {
 
     private func begin() {
         dispatchPrecondition(condition: .onQueue(queue))
+        recorder.notifications.observe { [weak self] notification in
+            guard case .changed(let properties) = notification, properties.contains(.state) else { return }
+            self?.recorderStateChanged()
+        }
         connection.addSignalHandler { [weak self] signal in self?.handle(signal) }
         connection.call(
             destination: Login.busName, path: Login.path, interface: Login.peer, member: MemberName("Ping"),

@@ -64,6 +64,10 @@ final class StatusNotifierItemService {
             })
         menu.onCommand = { [weak self] command in self?.perform(command) }
         library.changed.observe { [weak self] in self?.menu.refresh() }
+        recorder.notifications.observe { [weak self] notification in
+            guard case .changed(let properties) = notification else { return }
+            self?.recorderChanged(properties)
+        }
     }
 
     /// Follows the watcher and shows the item if the settings say so. Call once, after the
@@ -87,8 +91,7 @@ final class StatusNotifierItemService {
         setShown(recorder.defaults.isTrayEnabled)
     }
 
-    /// Told of every recorder change by `RecorderService`.
-    func recorderChanged(_ properties: [RecorderProperty]) {
+    private func recorderChanged(_ properties: [RecorderProperty]) {
         if properties.contains(.trayEnabled) { setShown(recorder.defaults.isTrayEnabled) }
         guard isShown, properties.contains(.state) || properties.contains(.activeSource) else { return }
         announce()

@@ -34,10 +34,6 @@ let settings = SettingsStore(directory: locations.configDirectory)
 /// The audio server's inputs, for the route rules; it also tells a recording's start which
 /// input is the default, saving it a connection of its own.
 let serverMonitor = ServerMonitor(queue: queue)
-let recorder = Recorder(
-    directory: MemoDirectory(path: locations.memoDirectory),
-    defaults: settings.load { fputs("voicememod: \(settings.path): \($0)\n", standardError) }, settings: settings,
-    backend: PulseRecordingBackend(knownDefaultSource: { serverMonitor.defaultSource }), queue: queue)
 
 let connection: BusConnection
 do {
@@ -48,26 +44,32 @@ do {
 connection.attach(to: queue) { @Sendable in
     exit(status: 1, "the session bus went away; exiting")
 }
-let cacheDirectory = locations.cacheDirectory
-let (service, library, watcher) = queue.sync {
+
+/// Everything that serves the bus, built on the queue that owns it, each part given what it
+/// needs; the parts that follow the recorder subscribe to its notifications themselves.
+let (recorder, player, library, server, service, routes, watcher, crashRecovery) = queue.sync {
     let server = BusObjectServer(connection: connection, queue: queue)
     // Only the session's user may record, list or play, even on a shared bus.
     server.allowedUnixUser = UInt32(getuid())
+    let isDebugging = getenv("VOICEMEMO_DEBUG").map({ String(cString: $0) }) == "1"
     // VOICEMEMO_DEBUG=1: each caller forgotten on leaving the bus, so a leak would show.
-    if getenv("VOICEMEMO_DEBUG").map({ String(cString: $0) }) == "1" {
+    if isDebugging {
         server.onCallerForgotten = { @Sendable [unowned server] name in
             fputs("voicememod: forgot caller \(name); \(server.rememberedCallerCount) remembered\n", standardError)
         }
     }
     let player = MemoPlayer(backend: PulsePlaybackBackend(), queue: queue)
+    let recorder = Recorder(
+        directory: MemoDirectory(path: locations.memoDirectory),
+        defaults: settings.load { fputs("voicememod: \(settings.path): \($0)\n", standardError) }, settings: settings,
+        backend: PulseRecordingBackend(knownDefaultSource: { serverMonitor.defaultSource }), player: player,
+        queue: queue)
+    let cacheDirectory = locations.cacheDirectory
     let library = MemoLibraryService(
         directory: locations.memoDirectory, trash: Trash(directory: locations.trashDirectory),
-        cachePath: cacheDirectory + "/library.cache", server: server, player: player, queue: queue)
-    library.peaks = MemoPeaksService(
-        cacheDirectory: cacheDirectory + "/peaks", queue: queue,
-        logsDecoding: getenv("VOICEMEMO_DEBUG").map({ String(cString: $0) }) == "1")
-    library.filesInProgress = { @Sendable in recorder.filesInProgress }
-    library.isRecording = { @Sendable in recorder.state.hasOpenMemo || recorder.isWaitingForSound }
+        cachePath: cacheDirectory + "/library.cache",
+        peaks: MemoPeaksService(cacheDirectory: cacheDirectory + "/peaks", queue: queue, logsDecoding: isDebugging),
+        recorder: recorder, player: player, server: server, queue: queue)
     // Created up front so it can be watched; a failure is reported again by Record.
     try? recorder.directory.prepare()
     let watcher = try? DirectoryWatcher(path: locations.memoDirectory, queue: queue)
@@ -77,18 +79,18 @@ let (service, library, watcher) = queue.sync {
     }
     watcher?.start()
     let service = RecorderService(recorder: recorder, player: player, library: library, server: server)
-    service.routes = AudioRouteService(recorder: recorder, monitor: serverMonitor, queue: queue)
-    return (service, library, watcher)
+    let routes = AudioRouteService(recorder: recorder, monitor: serverMonitor, queue: queue)
+    // Memos a crash left open: noted before the name is owned, repaired and reported after.
+    let crashRecovery = CrashRecovery(directory: recorder.directory)
+    return (recorder, player, library, server, service, routes, watcher, crashRecovery)
 }
-/// Memos a crash left open: noted now, repaired and reported once the name is owned.
-let crashRecovery = CrashRecovery(directory: recorder.directory)
 
 // logind (issue 6): system sleep and session switches interrupt the recording, and a sleep
 // delay lock is held while a memo is open. Off, with one log line, without a system bus.
 let sessionMonitor = SessionMonitor.start(recorder: recorder, queue: queue)
-queue.sync { service.session = sessionMonitor }
 
-queue.sync {
+/// The names, owned once everything behind them is in place, and what needs them owned.
+let (mediaPlayer, tray) = queue.sync {
     do throws(BusError) {
         guard try connection.requestName(Contract.busName) else {
             exit(
@@ -98,11 +100,9 @@ queue.sync {
     } catch {
         exit(status: 1, "cannot own \(Contract.busName.rawValue): \(error.message)")
     }
-}
-// MPRIS (issue 9): memo playback for media keys, playerctl and desktop media widgets, on
-// the same object server under a second well-known name.
-let mediaPlayer = queue.sync {
-    let mediaPlayer = MediaPlayerService(player: library.player, library: library, server: library.server)
+    // MPRIS (issue 9): memo playback for media keys, playerctl and desktop media widgets, on
+    // the same object server under a second well-known name.
+    let mediaPlayer = MediaPlayerService(player: player, library: library, server: server)
     do throws(BusError) {
         if try !connection.requestName(MediaPlayerNames.busName) {
             fputs(
@@ -112,21 +112,16 @@ let mediaPlayer = queue.sync {
     } catch {
         fputs("voicememod: cannot own \(MediaPlayerNames.busName.rawValue): \(error.message)\n", standardError)
     }
-    return mediaPlayer
-}
-
-// The tray item (issue 16): a StatusNotifierItem with a dbusmenu, registered with the
-// panel's watcher whenever one runs; its input label is the live one, else the default.
-let tray = queue.sync {
+    // The tray item (issue 16): a StatusNotifierItem with a dbusmenu, registered with the
+    // panel's watcher whenever one runs; its input label is the live one, else the default.
     let tray = StatusNotifierItemService(
-        recorder: recorder, library: library, server: library.server, queue: queue,
+        recorder: recorder, library: library, server: server, queue: queue,
         input: { @Sendable in
             if !recorder.activeSource.isEmpty { return recorder.activeSource }
             return recorder.defaults.source.isEmpty ? serverMonitor.defaultSource ?? "" : recorder.defaults.source
         })
-    service.tray = tray
     tray.start()
-    return tray
+    return (mediaPlayer, tray)
 }
 
 // The library is read only now, alongside the first recording rather than before it,
@@ -155,6 +150,6 @@ let terminationSources = [SIGTERM, SIGINT].map { number in
     return source
 }
 
-withExtendedLifetime((service, watcher, terminationSources, mediaPlayer, tray)) {
+withExtendedLifetime((service, routes, watcher, terminationSources, mediaPlayer, tray, sessionMonitor)) {
     dispatchMain()
 }

@@ -168,7 +168,7 @@ final class FakeBackend: RecordingBackend, Sendable {
 
 /// Collects what the recorder reports. The recorder calls it on its queue while a test
 /// reads it from its own task, so what it holds is behind a mutex.
-final class RecordingObserver: RecorderObserver, Sendable {
+final class RecordingObserver: Sendable {
     private struct Log {
         var states: [RecorderState] = []
         var stateTimes: [Double] = []
@@ -190,36 +190,25 @@ final class RecordingObserver: RecorderObserver, Sendable {
     var routes: [(RouteChangeReason, String, String)] { log.withLock { $0.routes } }
     var measured: [(Levels, Double)] { log.withLock { $0.measured } }
 
-    func recorder(_ recorder: Recorder, didChange properties: [RecorderProperty]) {
-        if properties.contains(.state) {
-            let state = recorder.state
-            log.withLock {
-                $0.states.append(state)
-                $0.stateTimes.append(Date().timeIntervalSince1970)
+    /// Listens to everything `recorder` reports.
+    func listen(to recorder: Recorder) {
+        recorder.notifications.observe { [self, unowned recorder] in hear($0, state: recorder.state) }
+    }
+
+    private func hear(_ notification: RecorderNotification, state: RecorderState) {
+        log.withLock { log in
+            switch notification {
+            case .changed(let properties) where properties.contains(.state):
+                log.states.append(state)
+                log.stateTimes.append(Date().timeIntervalSince1970)
+            case .changed: break
+            case .finished(let memo, let successfully): log.finished.append((memo, successfully))
+            case .encodeFailed(_, let message): log.encodeErrors.append(message)
+            case .interruption(let reason, let began, _): log.interruptions.append((reason, began))
+            case .routeChanged(let reason, let previous, let current): log.routes.append((reason, previous, current))
+            case .levels(let levels, let time): log.measured.append((levels, time))
             }
         }
-    }
-
-    func recorder(_ recorder: Recorder, didFinish memo: MemoReference, successfully: Bool) {
-        log.withLock { $0.finished.append((memo, successfully)) }
-    }
-
-    func recorder(_ recorder: Recorder, didFailToEncode memo: MemoReference, message: String) {
-        log.withLock { $0.encodeErrors.append(message) }
-    }
-
-    func recorder(_ recorder: Recorder, interruption reason: InterruptionReason, began: Bool, shouldResume: Bool) {
-        log.withLock { $0.interruptions.append((reason, began)) }
-    }
-
-    func recorder(
-        _ recorder: Recorder, didChangeRoute reason: RouteChangeReason, from previous: String, to current: String
-    ) {
-        log.withLock { $0.routes.append((reason, previous, current)) }
-    }
-
-    func recorder(_ recorder: Recorder, didMeasure levels: Levels, currentTime: Double) {
-        log.withLock { $0.measured.append((levels, currentTime)) }
     }
 }
 
