@@ -207,7 +207,7 @@ final class RecorderService: RecorderObserver, @unchecked Sendable {
         // recording waiting for sound would start on it).
         if properties.contains(.state), recorder.state == .recording || recorder.isWaitingForSound { player.stop() }
         if properties.contains(.skipSilence) { player.skipsSilence = recorder.defaults.skipsSilence }
-        announce(properties.map(\.rawValue))
+        announce(properties.map(\.name))
         if properties.contains(.currentMemo) { library.showRecording(recorder.currentMemo) }
         if properties.contains(.state) || properties.contains(.activeSource) { routes?.recorderChanged() }
         if properties.contains(.state) { session?.recorderStateChanged() }
