@@ -24,8 +24,9 @@ let package = Package(
         // Runtime: carries out what the rules decide, with threads, files and timers, through
         // the ports the adapters implement.
         .target(name: "VoiceMemoRuntime", dependencies: ["VoiceMemoCore"]),
-        // The public contract's names (bus name, paths, interfaces, errors), spelled once.
-        .target(name: "VoiceMemoContract", dependencies: ["Bus"]),
+        // The public contract's names (bus name, paths, interfaces, errors, properties, option
+        // types), spelled once; it also words the core's values and errors in them.
+        .target(name: "VoiceMemoContract", dependencies: ["Bus", "VoiceMemoCore"]),
 
         // Adapters: each owns exactly one C library.
         .target(name: "Bus", dependencies: ["CDBus"]),
@@ -45,6 +46,7 @@ let package = Package(
             name: "voicememo", dependencies: ["VoiceMemoCore", "VoiceMemoContract", "Bus"]),
 
         .testTarget(name: "VoiceMemoCoreTests", dependencies: ["VoiceMemoCore"]),
+        .testTarget(name: "VoiceMemoContractTests", dependencies: ["VoiceMemoContract", "VoiceMemoCore", "Bus"]),
         .testTarget(name: "VoiceMemoRuntimeTests", dependencies: ["VoiceMemoCore", "VoiceMemoRuntime"]),
         .testTarget(name: "AudioContainersTests", dependencies: ["AudioContainers", "SoundFile", "VoiceMemoCore"]),
         // The private session fixture (bus, audio server, stimulus, daemon) shared by the

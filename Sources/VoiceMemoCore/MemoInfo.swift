@@ -1,6 +1,6 @@
 import FoundationEssentials
 
-/// What the library knows of one memo: the values of its bus properties.
+/// What the library knows of one memo: the values the contract shows for it.
 public struct MemoInfo: Codable, Equatable, Sendable {
     /// The stable id (see `MemoNaming.memoID(forFileName:)`).
     public var id: String

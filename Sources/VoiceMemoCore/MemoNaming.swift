@@ -1,10 +1,10 @@
 import FoundationEssentials
 
-/// How memo files are named and how a memo's bus id follows from its file name.
+/// How memo files are named and how a memo's id follows from its file name.
 ///
 /// New memos are named `2026-11-29 14.03.07 Title.opus`: sortable, readable in a file
 /// manager, and free of characters any desktop file system refuses. The id keeps only the
-/// time stamp (`20261129T140307`), so renaming a memo does not move its bus object.
+/// time stamp (`20261129T140307`), so renaming a memo does not change its id.
 public enum MemoNaming {
     /// The file name for a new memo started at `date` (UTC is not used: people read local
     /// time), with `sequence` > 1 telling apart memos started within the same second.
@@ -18,12 +18,12 @@ public enum MemoNaming {
     }
 
     /// The memo id for a file name: the time stamp when the name starts with one, otherwise
-    /// the whole name escaped so it is a valid object-path element.
+    /// the whole name escaped to letters, digits and underscores, as the contract's memo ids are.
     public static func memoID(forFileName name: String) -> String {
         if let stamp = parseStamp(name) {
             return stamp.sequence > 1 ? "\(stamp.compact)_\(stamp.sequence)" : stamp.compact
         }
-        return "f" + escapedPathElement(name)
+        return "f" + escapedIdentifier(name)
     }
 
     /// The title a file name carries after its time stamp, if any.
@@ -80,8 +80,8 @@ public enum MemoNaming {
     }
 
     /// Escapes like systemd's `bus_label_escape`: every byte outside [A-Za-z0-9] becomes
-    /// `_xx`, so distinct names give distinct, valid object-path elements.
-    public static func escapedPathElement(_ text: String) -> String {
+    /// `_xx`, so distinct names give distinct identifiers of letters, digits and underscores.
+    public static func escapedIdentifier(_ text: String) -> String {
         var result = ""
         for byte in text.utf8 {
             switch byte {

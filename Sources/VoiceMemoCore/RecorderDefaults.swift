@@ -1,4 +1,4 @@
-/// The settings the next plain `Record` uses; the bus exposes each as a read/write property
+/// The settings the next plain `Record` uses; the contract exposes each as a read/write property
 /// and they persist across restarts.
 public struct RecorderDefaults: Encodable, Equatable, Sendable {
     public var format: AudioFormat = .opus
@@ -15,7 +15,7 @@ public struct RecorderDefaults: Encodable, Equatable, Sendable {
     /// Whether playback skips long silences (`SilenceSkipper`).
     public var skipsSilence: Bool = false
     /// How long a recording waits for a lost audio server (or device) to come back before it
-    /// is finished unsuccessfully; a setting only (`settings.json`), not a bus property.
+    /// is finished unsuccessfully; a setting only (`settings.json`), not a contract property.
     public var reconnectTimeout: Double = 60
     /// Whether a recording that system sleep interrupted goes on by itself after wake-up
     /// (otherwise it stays paused); a setting only (`settings.json`).

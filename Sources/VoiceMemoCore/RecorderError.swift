@@ -3,6 +3,10 @@
 public enum RecorderError: Error, Equatable, Sendable {
     /// A request argument is malformed or out of range.
     case invalidArgument(String)
+    /// An option's value is not of the kind its key takes: an invalid argument, kept
+    /// structured so that the adapter that decoded the value can name the types as its
+    /// client spells them.
+    case wrongOptionType(key: String, expected: OptionKind, got: OptionValue)
     /// The request needs an open recording and there is none.
     case notRecording(String)
     /// Another recording or playback is in the way.
@@ -25,6 +29,8 @@ public enum RecorderError: Error, Equatable, Sendable {
             .noSuchMemo(let message), .audioServer(let message), .deviceLost(let message), .storage(let message),
             .unsupported(let message):
             message
+        case .wrongOptionType(let key, let expected, let value):
+            "option '\(key)' must be \(expected); got \(value.kind?.description ?? "another type")"
         }
     }
 }

@@ -36,18 +36,19 @@ public enum RouteChangeReason: String, Sendable, CaseIterable {
     case serverRestarted = "server-restarted"
 }
 
-/// The recorder's observable values, named as the bus properties they back.
-public enum RecorderProperty: String, Sendable, CaseIterable {
-    case state = "State"
-    case currentMemo = "CurrentMemo"
-    case activeSource = "ActiveSource"
-    case format = "Format"
-    case sampleRate = "SampleRate"
-    case channels = "Channels"
-    case quality = "Quality"
-    case source = "Source"
-    case meteringEnabled = "MeteringEnabled"
-    case notificationsEnabled = "NotificationsEnabled"
-    case trayEnabled = "TrayEnabled"
-    case skipSilence = "SkipSilence"
+/// The recorder's observable values, each of which a change is announced for. The contract
+/// names them as properties (VoiceMemoContract's `RecorderProperty.name`).
+public enum RecorderProperty: Sendable, CaseIterable {
+    case state
+    case currentMemo
+    case activeSource
+    case format
+    case sampleRate
+    case channels
+    case quality
+    case source
+    case meteringEnabled
+    case notificationsEnabled
+    case trayEnabled
+    case skipSilence
 }

@@ -38,7 +38,8 @@ public struct RecordingRequest: Equatable, Sendable {
     ]
 
     /// Applies `RecordWithOptions` options on top of the defaults; an unknown key or a value
-    /// of the wrong type or range is an `invalidArgument` naming the key.
+    /// out of range is an `invalidArgument` naming the key, a value of the wrong type a
+    /// `wrongOptionType`, which each adapter words in its client's terms.
     public init(defaults: RecorderDefaults, options: [String: OptionValue], now: Int64) throws(RecorderError) {
         self.init(defaults: defaults)
         for key in options.keys.sorted() {
@@ -63,24 +64,22 @@ public struct RecordingRequest: Equatable, Sendable {
                 soundThreshold = try Validation.silenceThreshold(level, key: key)
             case ("pre-roll", .double(let seconds)): preRoll = try Validation.preRoll(seconds, key: key)
             default:
-                guard let expected = Self.expectedSignature[key] else {
+                guard let expected = Self.optionKinds[key] else {
                     throw .invalidArgument(
                         "unknown option '\(Validation.printable(key))'; known options: \(Self.optionKeys.joined(separator: ", "))"
                     )
                 }
-                throw .invalidArgument(
-                    "option '\(key)' must be of type '\(expected)'; got '\(value.signature)' (busctl: \(key) \(expected) …)"
-                )
+                throw .wrongOptionType(key: key, expected: expected, got: value)
             }
         }
         try Validation.combination(format: format, sampleRate: sampleRate)
     }
 
-    /// The D-Bus type each option key takes.
-    public static let expectedSignature: [String: String] = [
-        "format": "s", "sample-rate": "u", "channels": "u", "quality": "s", "title": "s", "source": "s",
-        "duration": "d", "start-at": "x", "stop-after-silence": "d", "silence-threshold": "d",
-        "start-on-sound": "b", "sound-threshold": "d", "pre-roll": "d",
+    /// The kind of value each option key takes.
+    public static let optionKinds: [String: OptionKind] = [
+        "format": .text, "sample-rate": .unsigned32, "channels": .unsigned32, "quality": .text, "title": .text,
+        "source": .text, "duration": .number, "start-at": .signed64, "stop-after-silence": .number,
+        "silence-threshold": .number, "start-on-sound": .flag, "sound-threshold": .number, "pre-roll": .number,
     ]
 
     /// Continuous silent frames after which the recording stops by itself, if asked for.

@@ -9,7 +9,7 @@ public struct SettingsProblem: Equatable, Sendable, CustomStringConvertible {
     public var description: String { message }
 }
 
-/// `settings.json` read back as a bus write would take each value: one that is missing
+/// `settings.json` read back as a property write would take each value: one that is missing
 /// keeps its default silently; one of the wrong type or out of range keeps its default and
 /// becomes a `SettingsProblem`. Nothing in the file can make reading it trap.
 public struct SettingsDocument: Decodable, Sendable {

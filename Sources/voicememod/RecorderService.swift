@@ -200,7 +200,7 @@ final class RecorderService: @unchecked Sendable {
         switch notification {
         case .changed(let properties):
             if properties.contains(.skipSilence) { player.skipsSilence = recorder.defaults.skipsSilence }
-            announce(properties.map(\.rawValue))
+            announce(properties.map(\.name))
             if properties.contains(.currentMemo) { library.showRecording(recorder.currentMemo) }
         case .finished(let memo, let successfully):
             // The memo object exists (InterfacesAdded) before anyone hears it is finished.

@@ -40,8 +40,8 @@ struct MemoNamingTests {
     }
 
     @Test func escapingIsInjective() {
-        #expect(MemoNaming.escapedPathElement("a_b") != MemoNaming.escapedPathElement("a b"))
-        #expect(MemoNaming.escapedPathElement("a.b") == "a_2eb")
+        #expect(MemoNaming.escapedIdentifier("a_b") != MemoNaming.escapedIdentifier("a b"))
+        #expect(MemoNaming.escapedIdentifier("a.b") == "a_2eb")
     }
 
     @Test(arguments: [

@@ -48,20 +48,15 @@ struct RecordingRequestTests {
         ("colour", OptionValue.string("red"), "unknown option 'colour'"),
         ("sample-rate", .uint32(7), "'sample-rate' must be between 8000 and 192000 Hz; got 7"),
         ("sample-rate", .uint32(192001), "got 192001"),
-        ("sample-rate", .string("48000"), "option 'sample-rate' must be of type 'u'; got 's'"),
         ("channels", .uint32(9), "'channels' must be 1 (mono) or 2 (stereo); got 9"),
         ("channels", .uint32(0), "got 0"),
         ("format", .string("aac"), "'format' must be one of opus, flac, wav, vorbis, mp3; got 'aac'"),
         ("quality", .string("ultra"), "'quality' must be one of min, low, medium, high, max"),
         ("duration", .double(0), "'duration' must be a number of seconds greater than 0"),
         ("duration", .double(.nan), "'duration' must be a number"),
-        ("duration", .uint32(5), "option 'duration' must be of type 'd'; got 'u'"),
-        ("start-at", .double(5), "option 'start-at' must be of type 'x'; got 'd'"),
         ("title", .string("two\nlines"), "'title' must not contain control characters"),
-        ("title", .other(signature: "as"), "option 'title' must be of type 's'; got 'as'"),
         ("stop-after-silence", .double(-1), "'stop-after-silence' must be a number of seconds greater than 0"),
         ("silence-threshold", .double(5), "'silence-threshold' must be a level in dBFS between -160 and 0; got 5.0"),
-        ("silence-threshold", .uint32(5), "option 'silence-threshold' must be of type 'd'; got 'u'"),
     ])
     func badInputIsRefusedNamingTheKey(key: String, value: OptionValue, message: String) {
         #expect {
@@ -70,6 +65,30 @@ struct RecordingRequestTests {
             guard case .invalidArgument(let text) = error as? RecorderError else { return false }
             return text.contains(message) && text.contains(key)
         }
+    }
+
+    @Test(arguments: [
+        ("sample-rate", OptionValue.string("48000"), OptionKind.unsigned32),
+        ("duration", .uint32(5), .number),
+        ("start-at", .double(5), .signed64),
+        ("title", .other(type: "as"), .text),
+        ("silence-threshold", .uint32(5), .number),
+    ])
+    func wrongTypesAreRefusedNamingTheKeyAndBothTypes(key: String, value: OptionValue, expected: OptionKind) {
+        #expect(throws: RecorderError.wrongOptionType(key: key, expected: expected, got: value)) {
+            try request([key: value])
+        }
+    }
+
+    @Test func wrongTypesAreWordedWithoutAnyProtocolsTypeNames() {
+        let unsigned = RecorderError.wrongOptionType(key: "duration", expected: .number, got: .uint32(5))
+        #expect(unsigned.message == "option 'duration' must be a number; got an unsigned 32-bit integer")
+        let other = RecorderError.wrongOptionType(key: "title", expected: .text, got: .other(type: "as"))
+        #expect(other.message == "option 'title' must be text; got another type")
+    }
+
+    @Test func everyOptionKeyTakesOneKind() {
+        #expect(Set(RecordingRequest.optionKinds.keys) == Set(RecordingRequest.optionKeys))
     }
 
     @Test func startTimeMoreThanAYearAwayIsRefused() {

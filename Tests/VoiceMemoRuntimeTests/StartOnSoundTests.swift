@@ -26,7 +26,6 @@ struct StartOnSoundTests {
         ("pre-roll", .double(-0.1), "'pre-roll' must be a number of seconds from 0 to 5; got -0.1"),
         ("pre-roll", .double(.nan), "'pre-roll' must be a number of seconds from 0 to 5"),
         ("sound-threshold", .double(3), "'sound-threshold' must be a level in dBFS between -160 and 0; got 3.0"),
-        ("start-on-sound", .string("yes"), "option 'start-on-sound' must be of type 'b'; got 's'"),
     ])
     func badValuesAreRefusedNamingTheKey(key: String, value: OptionValue, message: String) {
         #expect {
@@ -34,6 +33,12 @@ struct StartOnSoundTests {
         } throws: { error in
             guard case .invalidArgument(let text) = error as? RecorderError else { return false }
             return text.hasPrefix(message)
+        }
+    }
+
+    @Test func startOnSoundTakesOnlyAFlag() {
+        #expect(throws: RecorderError.wrongOptionType(key: "start-on-sound", expected: .flag, got: .string("yes"))) {
+            try RecordingRequest(defaults: RecorderDefaults(), options: ["start-on-sound": .string("yes")], now: 0)
         }
     }
 

@@ -1,0 +1,17 @@
+import Testing
+import VoiceMemoContract
+import VoiceMemoCore
+
+@Suite("Recorder property names")
+struct RecorderPropertyTests {
+    @Test func eachPropertyHasTheContractsName() {
+        let names: [RecorderProperty: String] = [
+            .state: "State", .currentMemo: "CurrentMemo", .activeSource: "ActiveSource", .format: "Format",
+            .sampleRate: "SampleRate", .channels: "Channels", .quality: "Quality", .source: "Source",
+            .meteringEnabled: "MeteringEnabled", .notificationsEnabled: "NotificationsEnabled",
+            .trayEnabled: "TrayEnabled", .skipSilence: "SkipSilence",
+        ]
+        #expect(names.count == RecorderProperty.allCases.count)
+        for property in RecorderProperty.allCases { #expect(property.name == names[property]) }
+    }
+}
