@@ -34,14 +34,18 @@ struct CrashRecovery: Sendable {
             guard let format = AudioFormat(fileExtension: String(name.split(separator: ".").last ?? "")) else {
                 continue
             }
+            // FLAC is decoded once, before the repair, which needs the count; the other
+            // containers' repaired headers say how much audio they hold.
+            let decodedFrames = format == .flac ? decodableFrames(memo.path) : nil
             do {
                 let fixes = try CrashRepair.repair(
-                    fileAt: memo.path, container: format.tagContainer, decodedFrames: decodableFrames(memo.path))
+                    fileAt: memo.path, container: format.tagContainer, decodedFrames: decodedFrames)
                 log("recovered \(name) after a crash" + (fixes.isEmpty ? "" : ": " + fixes.joined(separator: ", ")))
             } catch {
                 log("cannot repair \(name): \(error)")
             }
-            if decodableFrames(memo.path) ?? 0 > 0 {
+            let heldFrames = decodedFrames ?? (try? SoundFileReader(path: memo.path)).map { UInt64($0.frameCount) }
+            if heldFrames ?? 0 > 0 {
                 recovered.append(memo)
             } else {
                 log("\(name) holds no audio; removing it")

@@ -126,6 +126,52 @@ final class RobustnessTests: RecorderTestCase {
         )
     }
 
+    /// Two WAVs a crash left with the header libsndfile writes first (no sizes): one holds a
+    /// second of audio and is kept, whole; the other holds none and is removed. Their
+    /// repaired headers say which is which, without decoding either.
+    func testACrashedMemoIsKeptOnlyIfItHoldsAudio() throws {
+        XCTAssertEqual(daemon.stop(), .exited(0))
+        let directory = fixture.session.memoDirectory
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let tone = (0..<48_000).map { Int16(8000 * sin(2 * Double.pi * 440 * Double($0) / 48_000)) }
+        let kept = MemoNaming.fileName(date: Date(timeIntervalSinceNow: -120), title: "Kept", format: .wav)
+        let empty = MemoNaming.fileName(date: Date(timeIntervalSinceNow: -60), title: "Empty", format: .wav)
+        let journal = RecordingJournal(directory: directory.path)
+        for (name, samples) in [(kept, tone), (empty, [])] {
+            let audio = samples.withUnsafeBytes { Data($0) }
+            try (Self.waveHeaderBeforeTheFirstSync + audio).write(to: directory.appendingPathComponent(name))
+            try journal.add(name)
+        }
+
+        let restarted = try fixture.launchDaemon()
+        defer { _ = restarted.stop() }
+        let keptPath = Contract.memoPath(id: MemoNaming.memoID(forFileName: kept))
+        let report = try recorder.waitForSignal("RecordingFinished", timeout: .seconds(10)) {
+            $0.arguments.first?.objectPath == keptPath
+        }
+        XCTAssertEqual(report.arguments.last?.boolean, false, "a crashed memo is reported as not successful")
+        let file = try SoundFileReader(path: directory.appendingPathComponent(kept).path)
+        XCTAssertEqual(file.frameCount, 48_000, "the whole second is kept")
+        XCTAssertEqual(file.readInt16(), tone)
+        XCTAssertFalse(
+            FileManager.default.fileExists(atPath: directory.appendingPathComponent(empty).path),
+            "a memo with no audio is removed: \(restarted.log)")
+        XCTAssertTrue(restarted.log.contains("\(empty) holds no audio; removing it"), restarted.log)
+        XCTAssertEqual(journal.entries(), [], "the journal is empty once both are dealt with")
+    }
+
+    /// A 16-bit mono 48 kHz WAV header whose RIFF and data sizes are still zero, as
+    /// libsndfile writes it when the file is created.
+    private static var waveHeaderBeforeTheFirstSync: Data {
+        func little<Value: FixedWidthInteger>(_ value: Value) -> [UInt8] {
+            withUnsafeBytes(of: value.littleEndian, Array.init)
+        }
+        var header = Array("RIFF".utf8) + little(UInt32(0)) + Array("WAVEfmt ".utf8) + little(UInt32(16))
+        header += little(UInt16(1)) + little(UInt16(1)) + little(UInt32(48_000)) + little(UInt32(96_000))
+        header += little(UInt16(2)) + little(UInt16(16)) + Array("data".utf8) + little(UInt32(0))
+        return Data(header)
+    }
+
     // 2. SIGTERM finishes the open memo properly and exits 0.
     func testSigtermFinalizesTheOpenMemo() throws {
         let memo = try recorder.recordWithOptions(["format": .string("flac")])
