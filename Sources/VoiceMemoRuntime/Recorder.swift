@@ -29,6 +29,9 @@ public final class Recorder: @unchecked Sendable {
     /// Callers waiting for an answer, by the number the machine knows them by.
     private var replies: [ReplyID: Completion<RecorderReply>] = [:]
     private var lastReply: ReplyID = 0
+    /// Events sent while effects were being carried out, in order.
+    private var waitingEvents: [RecorderEvent] = []
+    private var isCarryingOut = false
 
     public init(
         directory: MemoDirectory, defaults: RecorderDefaults, settings: SettingsStore?, backend: RecordingBackend,
@@ -106,7 +109,8 @@ public final class Recorder: @unchecked Sendable {
         if case .failure(let error)? = outcome { throw error }
     }
 
-    /// `Resume`: appends to the paused memo; answered at once.
+    /// `Resume`: appends to the paused memo; answered at once (called from a listener, once
+    /// the notification is delivered: then a failure is not thrown).
     public func resume() throws(RecorderError) {
         var outcome: Result<Void, RecorderError>?
         send(.resume(expect(\.done) { outcome = $0 }))
@@ -181,10 +185,22 @@ public final class Recorder: @unchecked Sendable {
 
     // MARK: Carrying out the rules
 
-    /// Hands `event` to the rules and carries out what they say, in order. An effect's
-    /// outcome goes back in at once, before the next effect, as the rules expect.
+    /// Hands `event` to the rules and carries out what they say, in order. An event sent
+    /// while effects are being carried out waits its turn: a listener that answers a
+    /// notification with a command (the route monitor interrupting a recording that just
+    /// started on a muted input) acts once every listener has heard the notification.
     private func send(_ event: RecorderEvent) {
         dispatchPrecondition(condition: .onQueue(queue))
+        waitingEvents.append(event)
+        guard !isCarryingOut else { return }
+        isCarryingOut = true
+        defer { isCarryingOut = false }
+        while !waitingEvents.isEmpty { apply(waitingEvents.removeFirst()) }
+    }
+
+    /// Applies `event` and carries out its effects; an effect's outcome is applied at once,
+    /// before the next effect, as the rules expect.
+    private func apply(_ event: RecorderEvent) {
         for effect in machine.handle(event) { perform(effect) }
     }
 
@@ -207,13 +223,13 @@ public final class Recorder: @unchecked Sendable {
         case .answer(let id, let result):
             replies.removeValue(forKey: id)?(result)
         case .prepareMemo(let start, let date, let reserved):
-            send(.memoPrepared(start, prepareMemo(start.request, date: date, reserved: reserved)))
+            apply(.memoPrepared(start, prepareMemo(start.request, date: date, reserved: reserved)))
         case .createFile(let number, let memo, let request, let purpose):
             let result = Result { () throws(RecorderError) in try createFile(number, memo, request) }
-            send(.fileCreated(number, purpose, result))
+            apply(.fileCreated(number, purpose, result))
         case .removeFile(let memo, let number):
             let result = Result { () throws(RecorderError) in try directory.remove(memo) }
-            if let number { send(.fileRemoved(number, result)) }
+            if let number { apply(.fileRemoved(number, result)) }
         case .startCapture(let number, let request, let isMetering):
             startCapture(number, request, isMetering: isMetering)
         case .attachFile(let number):

@@ -79,12 +79,10 @@ final class SessionMonitor: @unchecked Sendable {
     private func recorderStateChanged() {
         dispatchPrecondition(condition: .onQueue(queue))
         updateLock()
-        // A recording started while another session has the seat waits for ours. Later, so
-        // the recorder finishes announcing this change before the next one.
+        // A recording started while another session has the seat waits for ours (the recorder
+        // acts on it once every listener has heard of this change).
         if !isSessionActive, recorder.state == .recording {
-            queue.async { [self] in
-                if !isSessionActive { recorder.beginInterruption(.sessionInactive, pausesCapture: true) }
-            }
+            recorder.beginInterruption(.sessionInactive, pausesCapture: true)
         }
     }
 

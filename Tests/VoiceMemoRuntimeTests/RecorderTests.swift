@@ -410,6 +410,31 @@ struct RecorderTests {
         _ = try await harness.stop().get()
     }
 
+    /// A listener that answers a notification with a command (as the route monitor does
+    /// for a muted input) acts only once every listener has heard that notification, so
+    /// no listener hears of a change after the change that follows it.
+    @Test func aCommandFromAListenerWaitsUntilEveryListenerHasHeard() async throws {
+        let harness = RecorderHarness()
+        let heard = Mutex<[String]>([])
+        harness.queue.sync {
+            let recorder = harness.recorder
+            recorder.notifications.observe { [unowned recorder] notification in
+                if case .changed(let properties) = notification, properties.contains(.state),
+                    recorder.state == .recording
+                {
+                    recorder.beginInterruption(.inputMuted, pausesCapture: false)
+                }
+            }
+            recorder.notifications.observe { [unowned recorder] notification in
+                guard case .changed(let properties) = notification, properties.contains(.state) else { return }
+                heard.withLock { $0.append(recorder.state.rawValue) }
+            }
+        }
+        _ = try await harness.record().get()
+        #expect(heard.withLock { $0 } == ["recording", "interrupted"])
+        _ = try await harness.stop().get()
+    }
+
     @Test func aLostInputStopsWritingUntilItReturnsOnANewStream() async throws {
         let harness = RecorderHarness()
         let memo = try await harness.record().get()
