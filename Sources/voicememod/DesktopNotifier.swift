@@ -1,6 +1,7 @@
 import Bus
 import VoiceMemoContract
 import VoiceMemoCore
+import VoiceMemoRuntime
 
 /// Tells the user that a recording finished, through org.freedesktop.Notifications.
 ///
@@ -12,6 +13,17 @@ struct DesktopNotifier {
 
     static let service = BusName("org.freedesktop.Notifications")
     static let path = ObjectPath("/org/freedesktop/Notifications")
+
+    /// Tells of every memo `recorder` finishes while the user's setting allows it. Call after
+    /// the library follows the recorder: it knows the memo's title and length by then.
+    func follow(_ recorder: Recorder, library: MemoLibraryService) {
+        recorder.notifications.observe { [self, unowned recorder, unowned library] notification in
+            guard case .finished(let memo, let successfully) = notification,
+                recorder.defaults.areNotificationsEnabled, let info = library.info(id: memo.id)
+            else { return }
+            recordingFinished(info, successfully: successfully)
+        }
+    }
 
     func recordingFinished(_ memo: MemoInfo, successfully: Bool) {
         let name = memo.title.isEmpty ? "Memo \(memo.id)" : memo.title

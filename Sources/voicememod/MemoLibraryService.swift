@@ -60,6 +60,15 @@ final class MemoLibraryService: @unchecked Sendable {
         self.player = player
         self.queue = queue
         exportMemos()
+        // Before anyone else hears of it, so a finished memo is on the bus when they do.
+        recorder.notifications.observe { [weak self, unowned recorder] notification in
+            switch notification {
+            case .finished(let memo, _): self?.refresh(memo)
+            case .changed(let properties) where properties.contains(.currentMemo):
+                self?.showRecording(recorder.currentMemo)
+            default: break
+            }
+        }
     }
 
     /// Reads the library off the queue, after the name is owned, so that a first `Record`

@@ -19,14 +19,12 @@ final class RecorderService: @unchecked Sendable {
     private let player: MemoPlayer
     private let library: MemoLibraryService
     private let server: BusObjectServer
-    private let notifier: DesktopNotifier
 
     init(recorder: Recorder, player: MemoPlayer, library: MemoLibraryService, server: BusObjectServer) {
         self.recorder = recorder
         self.player = player
         self.library = library
         self.server = server
-        notifier = DesktopNotifier(connection: server.connection)
         recorder.notifications.observe { [weak self] in self?.hear($0) }
         player.playingChanged.observe { [weak self] _ in self?.announce(["Playing"]) }
         player.ended.observe { [weak self] in self?.playbackEnded($0.memo, $0.ending) }
@@ -201,14 +199,9 @@ final class RecorderService: @unchecked Sendable {
         case .changed(let properties):
             if properties.contains(.skipSilence) { player.skipsSilence = recorder.defaults.skipsSilence }
             announce(properties.map(\.name))
-            if properties.contains(.currentMemo) { library.showRecording(recorder.currentMemo) }
         case .finished(let memo, let successfully):
-            // The memo object exists (InterfacesAdded) before anyone hears it is finished.
-            library.refresh(memo)
+            // The library heard first: the memo object exists (InterfacesAdded) by now.
             emit("RecordingFinished", [.objectPath(Contract.path(of: memo)), .boolean(successfully)])
-            if recorder.defaults.areNotificationsEnabled, let info = library.info(id: memo.id) {
-                notifier.recordingFinished(info, successfully: successfully)
-            }
         case .encodeFailed(let memo, let message):
             emit("EncodeError", [.objectPath(Contract.path(of: memo)), .string(message)])
         case .interruption(let reason, let began, let shouldResume):

@@ -79,6 +79,7 @@ let (recorder, player, library, server, service, routes, watcher, crashRecovery)
     }
     watcher?.start()
     let service = RecorderService(recorder: recorder, player: player, library: library, server: server)
+    DesktopNotifier(connection: connection).follow(recorder, library: library)
     let routes = AudioRouteService(recorder: recorder, monitor: serverMonitor, queue: queue)
     // Memos a crash left open: noted before the name is owned, repaired and reported after.
     let crashRecovery = CrashRecovery(directory: recorder.directory)
