@@ -253,6 +253,7 @@ public final class Recorder: @unchecked Sendable {
         case .scheduleStart(let number, let startTime):
             let delay = Double(startTime) - now().timeIntervalSince1970
             captures[number, default: Capture()].startTimer = timer(wallDelay: delay) {
+                $0.captures[number] = nil  // fired: the start makes the capture anew
                 $0.send(.startTimeReached(number))
             }
         case .cancelStart(let number):
