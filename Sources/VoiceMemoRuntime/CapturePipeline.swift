@@ -2,10 +2,6 @@ import Dispatch
 import Synchronization
 import VoiceMemoCore
 
-#if canImport(Glibc)
-    import Glibc  // usleep
-#endif
-
 /// Moves audio from a capture stream into a file on a thread of its own, so the bus never
 /// waits on the audio server and the audio never waits on the bus.
 ///
@@ -95,6 +91,8 @@ public final class CapturePipeline: @unchecked Sendable {
     /// An atomic, not in `shared`: a plain counter the capture thread adds to and the queue
     /// reads at any time; nothing is decided on it together with the controls.
     private let recordedFrameCount = Atomic<Int>(0)
+    /// Signalled by `stop()` and `giveUp()`: a thread waiting to reconnect stops waiting at once.
+    private let reconnectWakeup = DispatchSemaphore(value: 0)
     /// The reads of the current capture thread (a new one after a hung thread is abandoned).
     private var watch = ReadWatch()
     /// Checks, while the pipeline runs, that no read stalls (on the callback queue).
@@ -220,6 +218,7 @@ public final class CapturePipeline: @unchecked Sendable {
     public func stop() {
         dispatchPrecondition(condition: .onQueue(callbackQueue))
         shared.withLock { $0.controls.isStopRequested = true }
+        reconnectWakeup.signal()
         endWithoutLateRead(.stopped)
     }
 
@@ -227,6 +226,7 @@ public final class CapturePipeline: @unchecked Sendable {
     public func giveUp() {
         dispatchPrecondition(condition: .onQueue(callbackQueue))
         shared.withLock { $0.controls.isGivenUp = true }
+        reconnectWakeup.signal()
         endWithoutLateRead(.captureFailed(Self.gaveUp))
     }
 
@@ -365,10 +365,9 @@ public final class CapturePipeline: @unchecked Sendable {
                 shared.withLock { $0.controls.isReopenRequested = false }  // a new stream is what it asked for
                 return capture
             }
-            // Sleep in short steps so a stop is honoured promptly.
-            for _ in 0..<(pause / 20) where !shared.withLock({ $0.controls.isStopRequested }) {
-                usleep(20_000)
-            }
+            // A stop or give-up ends the pause at once; one that came since the check above
+            // left its signal in the semaphore, so it is not missed.
+            _ = reconnectWakeup.wait(timeout: .now() + .milliseconds(pause))
             pause = min(pause * 2, 1000)
         }
         return nil
