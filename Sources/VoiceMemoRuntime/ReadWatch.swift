@@ -69,11 +69,12 @@ final class ReadWatch: Sendable {
     /// Declares the read in progress hung once it has waited longer than `timeout` seconds;
     /// true only the first time.
     func declareStall(after timeout: Double) -> Bool {
-        let now = DispatchTime.now().uptimeNanoseconds
-        return state.withLock { state in
-            guard state.phase == .reading, !state.isStalled, Double(now &- state.readStart) / 1e9 > timeout else {
-                return false
-            }
+        state.withLock { state in
+            guard state.phase == .reading, !state.isStalled else { return false }
+            // Read under the lock, the clock is past `readStart`: read before it, it could be
+            // earlier than a read that just began, and the unsigned difference would be huge.
+            let now = DispatchTime.now().uptimeNanoseconds
+            guard now > state.readStart, Double(now - state.readStart) / 1e9 > timeout else { return false }
             state.isStalled = true
             return true
         }
