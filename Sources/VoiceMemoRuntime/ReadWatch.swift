@@ -45,11 +45,10 @@ final class ReadWatch: Sendable {
     /// thread (before or during the read). `endedStall` says the read had been declared hung.
     /// Returns only once the queue has handed back a file it borrowed during the read.
     func watch<Value>(_ read: () -> Value) -> (value: Value, endedStall: Bool)? {
-        let start = DispatchTime.now().uptimeNanoseconds
         let isAbandoned = state.withLock { state in
             guard state.phase == .working else { return true }
             state.phase = .reading
-            state.readStart = start
+            state.readStart = DispatchTime.now().uptimeNanoseconds
             return false
         }
         if isAbandoned { return nil }
@@ -71,8 +70,8 @@ final class ReadWatch: Sendable {
     func declareStall(after timeout: Double) -> Bool {
         state.withLock { state in
             guard state.phase == .reading, !state.isStalled else { return false }
-            // Read under the lock, the clock is past `readStart`: read before it, it could be
-            // earlier than a read that just began, and the unsigned difference would be huge.
+            // Both clock readings are taken under the lock, so this one is never before
+            // `readStart` (read outside, it could be, and the unsigned difference would be huge).
             let now = DispatchTime.now().uptimeNanoseconds
             guard now > state.readStart, Double(now - state.readStart) / 1e9 > timeout else { return false }
             state.isStalled = true
