@@ -2,17 +2,13 @@ import Dispatch
 import Synchronization
 import VoiceMemoCore
 
-#if canImport(Glibc)
-    import Glibc  // usleep
-#endif
-
 /// Moves audio from a capture stream into a file on a thread of its own, so the bus never
 /// waits on the audio server and the audio never waits on the bus.
 ///
 /// `@unchecked Sendable`: owned by the recorder's queue (`callbackQueue`). Every public method
 /// is called there (checked with `dispatchPrecondition`) and every callback is delivered
-/// there; the capture thread shares only the atomics and mutexes below, and the file once
-/// `isSinkAttached` says it is there.
+/// there. The capture thread shares only `shared` (one lock), the `recordedFrameCount`
+/// counter, its `ReadWatch`, and the file once `shared` says it is attached.
 public final class CapturePipeline: @unchecked Sendable {
     /// How a pipeline ended.
     public typealias Ending = CaptureEnding
@@ -37,14 +33,9 @@ public final class CapturePipeline: @unchecked Sendable {
     private let request: RecordingRequest
     private let backend: RecordingBackend
     /// The file, once there is one: from the start, or from `attach(_:)` for a recording
-    /// that waits for sound. Written once on the callback queue before `isSinkAttached`.
+    /// that waits for sound. Written once on the callback queue, before `isSinkAttached` is
+    /// set under `shared`'s lock; the capture thread reads it only after seeing that flag.
     private var attachedSink: AudioFileSink?
-    private let isSinkAttached: Atomic<Bool>
-    /// Whether the recording still waits for sound (keeping only its pre-roll).
-    private let isWaitingForSound: Atomic<Bool>
-    /// Frames of pre-roll the memo begins with: silence that must not count towards
-    /// `stop-after-silence`, or a long pre-roll would end the memo before its sound.
-    private let preRollFrames = Atomic<Int>(0)
     private let callbackQueue: DispatchQueue
     private let timeouts: CaptureTimeouts
     private let framesPerRead: Int
@@ -52,22 +43,51 @@ public final class CapturePipeline: @unchecked Sendable {
     /// Fragments read and kept back from the file (see `pinnedHoldback`).
     private let heldFragments: Int
 
-    private let isPaused = Atomic<Bool>(false)
-    private let isDiscardRequested = Atomic<Bool>(false)
-    private let isStopRequested = Atomic<Bool>(false)
-    private let isGivenUp = Atomic<Bool>(false)
-    private let isReopenRequested = Atomic<Bool>(false)
+    /// What decides how the capture thread treats a fragment: the queue's requests, and what
+    /// the thread has learnt about the recording (kept here, not on the thread, because a
+    /// thread abandoned in a hung read hands the recording on to a new one).
+    private struct Controls {
+        /// Whether `attachedSink` is set.
+        var isSinkAttached: Bool
+        /// Whether the recording still waits for sound (keeping only its pre-roll).
+        var isWaitingForSound: Bool
+        /// Frames of pre-roll the memo begins with: silence that must not count towards
+        /// `stop-after-silence`, or a long pre-roll would end the memo before its sound.
+        var preRollFrames = 0
+        var isPaused = false
+        /// Held audio is dropped rather than written: set only with `isPaused`, cleared only
+        /// with it, so the capture thread sees the drop with the pause.
+        var dropsHeldAudio = false
+        var isStopRequested = false
+        var isGivenUp = false
+        /// Cleared by the capture thread as it opens a new stream.
+        var isReopenRequested = false
+        var isMeteringEnabled = false
+    }
+
+    /// Everything the recorder's queue and the capture thread share but the frame counter.
+    private struct Shared {
+        var controls: Controls
+        /// The levels of the last metering window; silence while paused.
+        var levels: Levels
+        /// Callers of `synchronize(completion:)` waiting for the capture thread.
+        var synchronizations: [@Sendable () -> Void] = []
+    }
+
+    /// One lock for all the queue and the thread share: the thread takes a snapshot of
+    /// `controls` once per fragment, so it never acts on half of a request.
+    private let shared: Mutex<Shared>
+    /// An atomic, not in `shared`: a plain counter the capture thread adds to and the queue
+    /// reads at any time; nothing is decided on it together with the controls.
     private let recordedFrameCount = Atomic<Int>(0)
-    private let meteringFlag = Atomic<Bool>(false)
-    private let lastLevels: Mutex<Levels>
+    /// Signalled by `stop()` and `giveUp()`: a thread waiting to reconnect stops waiting at once.
+    private let reconnectWakeup = DispatchSemaphore(value: 0)
     /// The reads of the current capture thread (a new one after a hung thread is abandoned).
     private var watch = ReadWatch()
     /// Checks, while the pipeline runs, that no read stalls (on the callback queue).
     private var watchdog: DispatchSourceTimer?
     /// Whether `onEnded` was delivered (on the callback queue).
     private var hasEnded = false
-    /// Callers of `synchronize(completion:)` waiting for the capture thread.
-    private let synchronizations = Mutex<[@Sendable () -> Void]>([])
 
     /// Frames per read: 20 ms keeps stop and pause within a fragment of the request.
     public static func framesPerRead(sampleRate: UInt32) -> Int { Int(sampleRate) / 50 }
@@ -85,8 +105,6 @@ public final class CapturePipeline: @unchecked Sendable {
         self.request = request
         self.backend = backend
         self.attachedSink = sink
-        self.isSinkAttached = Atomic(sink != nil)
-        self.isWaitingForSound = Atomic(sink == nil && request.startsOnSound)
         self.callbackQueue = callbackQueue
         self.timeouts = timeouts
         self.framesPerRead = Self.framesPerRead(sampleRate: request.sampleRate)
@@ -95,11 +113,17 @@ public final class CapturePipeline: @unchecked Sendable {
         self.heldFragments =
             request.source == nil
             ? 0 : Int((Self.pinnedHoldback * Double(request.sampleRate) / Double(framesPerRead)).rounded(.up))
-        self.lastLevels = Mutex(Levels.silence(channels: Int(request.channels)))
+        self.shared = Mutex(
+            Shared(
+                controls: Controls(
+                    isSinkAttached: sink != nil, isWaitingForSound: sink == nil && request.startsOnSound),
+                levels: .silence(channels: Int(request.channels))))
     }
 
-    /// The file, if it exists yet.
-    private var sink: AudioFileSink? { isSinkAttached.load(ordering: .acquiring) ? attachedSink : nil }
+    /// The file, if it exists yet, as of this moment: for closing it, on either side. (The
+    /// pumping thread goes by its snapshot of the controls; the queue, which attaches the
+    /// file, may use `attachedSink` directly.)
+    private var sink: AudioFileSink? { shared.withLock { $0.controls.isSinkAttached } ? attachedSink : nil }
 
     /// Hands over the file of a recording that heard its sound (after `onSoundStarted`);
     /// the audio kept since, pre-roll first, goes into it. Called on the callback queue.
@@ -107,7 +131,7 @@ public final class CapturePipeline: @unchecked Sendable {
         dispatchPrecondition(condition: .onQueue(callbackQueue))
         precondition(attachedSink == nil, "a pipeline writes one file")
         attachedSink = sink
-        isSinkAttached.store(true, ordering: .releasing)
+        shared.withLock { $0.controls.isSinkAttached = true }  // after the sink: who sees the flag sees it
     }
 
     /// Fragments a recording that heard its sound may keep while its file is being created,
@@ -116,12 +140,12 @@ public final class CapturePipeline: @unchecked Sendable {
 
     /// Whether `onLevels` is called; levels are measured either way, for `levels`.
     public var isMeteringEnabled: Bool {
-        get { meteringFlag.load(ordering: .relaxed) }
-        set { meteringFlag.store(newValue, ordering: .relaxed) }
+        get { shared.withLock { $0.controls.isMeteringEnabled } }
+        set { shared.withLock { $0.controls.isMeteringEnabled = newValue } }
     }
 
     /// The levels of the last metering window; silence while paused.
-    public var levels: Levels { lastLevels.withLock { $0 } }
+    public var levels: Levels { shared.withLock { $0.levels } }
 
     /// Frames written to the file so far (pauses excluded).
     public var recordedFrames: Int { recordedFrameCount.load(ordering: .relaxed) }
@@ -141,16 +165,22 @@ public final class CapturePipeline: @unchecked Sendable {
     /// `droppingHeldAudio` dropped: it may come from a stand-in for a vanished input.
     public func pause(droppingHeldAudio: Bool = false) {
         dispatchPrecondition(condition: .onQueue(callbackQueue))
-        if droppingHeldAudio { isDiscardRequested.store(true, ordering: .relaxed) }
-        isPaused.store(true, ordering: .releasing)  // the capture thread sees the drop with the pause
-        lastLevels.withLock { $0 = .silence(channels: Int(request.channels)) }
+        let silence = Levels.silence(channels: Int(request.channels))
+        // One lock: the capture thread sees the drop with the pause, and publishes no levels after.
+        shared.withLock { shared in
+            shared.controls.isPaused = true
+            if droppingHeldAudio { shared.controls.dropsHeldAudio = true }
+            shared.levels = silence
+        }
     }
 
     /// Writes again, appending to the same file.
     public func resume() {
         dispatchPrecondition(condition: .onQueue(callbackQueue))
-        isDiscardRequested.store(false, ordering: .relaxed)
-        isPaused.store(false, ordering: .relaxed)
+        shared.withLock { shared in
+            shared.controls.isPaused = false
+            shared.controls.dropsHeldAudio = false
+        }
     }
 
     /// Flushes everything written so far to disk (header included) on the capture thread,
@@ -159,12 +189,12 @@ public final class CapturePipeline: @unchecked Sendable {
     public func synchronize(completion: @escaping @Sendable () -> Void) {
         dispatchPrecondition(condition: .onQueue(callbackQueue))
         // A stalled read would keep the caller (a system going to sleep) waiting: sync here.
-        if watch.isStalled && watch.borrowFile({ try? sink?.synchronize() }) { return completion() }
-        synchronizations.withLock { $0.append(completion) }
+        if watch.isStalled && watch.borrowFile({ try? attachedSink?.synchronize() }) { return completion() }
+        shared.withLock { $0.synchronizations.append(completion) }
         afterReadGrace { [self] in
-            guard synchronizations.withLock({ !$0.isEmpty }), watch.borrowFile({ try? sink?.synchronize() }) else {
-                return
-            }
+            guard shared.withLock({ !$0.synchronizations.isEmpty }),
+                watch.borrowFile({ try? attachedSink?.synchronize() })
+            else { return }
             completeSynchronizations()
         }
     }
@@ -176,14 +206,16 @@ public final class CapturePipeline: @unchecked Sendable {
     /// has not delivered by then is not in the memo.
     public func stop() {
         dispatchPrecondition(condition: .onQueue(callbackQueue))
-        isStopRequested.store(true, ordering: .relaxed)
+        shared.withLock { $0.controls.isStopRequested = true }
+        reconnectWakeup.signal()
         endWithoutLateRead(.stopped)
     }
 
     /// Stops waiting for a lost capture stream: the recording ends with `.captureFailed`.
     public func giveUp() {
         dispatchPrecondition(condition: .onQueue(callbackQueue))
-        isGivenUp.store(true, ordering: .relaxed)
+        shared.withLock { $0.controls.isGivenUp = true }
+        reconnectWakeup.signal()
         endWithoutLateRead(.captureFailed(Self.gaveUp))
     }
 
@@ -196,7 +228,7 @@ public final class CapturePipeline: @unchecked Sendable {
         dispatchPrecondition(condition: .onQueue(callbackQueue))
         guard !hasEnded else { return }
         guard afterLoss || watch.isStalled, watch.abandon() else {
-            return isReopenRequested.store(true, ordering: .relaxed)
+            return shared.withLock { $0.controls.isReopenRequested = true }
         }
         watch = ReadWatch()
         startThread(watch: watch, isRestart: true)
@@ -270,7 +302,7 @@ public final class CapturePipeline: @unchecked Sendable {
             }
             // A lost stream is not the end of the memo: wait for the server (or device) to
             // come back and go on writing into the same, still valid, file.
-            guard case .captureFailed(let error) = ending, !isGivenUp.load(ordering: .relaxed) else { break }
+            guard case .captureFailed(let error) = ending, !shared.withLock({ $0.controls.isGivenUp }) else { break }
             current = nil
             deliver { $0.onCaptureLost?(error) }
             guard let restored = reconnect() else { break }
@@ -302,11 +334,14 @@ public final class CapturePipeline: @unchecked Sendable {
 
     /// Tells every caller of `synchronize(completion:)` still waiting that the file is synced.
     private func completeSynchronizations() {
-        for completion in synchronizations.withLock({ waiting in
-            defer { waiting = [] }
-            return waiting
-        }) {
-            completion()
+        for completion in takeSynchronizations() { completion() }
+    }
+
+    /// Empties the list of callers of `synchronize(completion:)` waiting, and returns them.
+    private func takeSynchronizations() -> [@Sendable () -> Void] {
+        shared.withLock { shared in
+            defer { shared.synchronizations = [] }
+            return shared.synchronizations
         }
     }
 
@@ -314,15 +349,14 @@ public final class CapturePipeline: @unchecked Sendable {
     /// returns nil once the recording is stopped or given up.
     private func reconnect() -> AudioCapture? {
         var pause = 100
-        while !isStopRequested.load(ordering: .relaxed) && !isGivenUp.load(ordering: .relaxed) {
+        while shared.withLock({ !$0.controls.isStopRequested && !$0.controls.isGivenUp }) {
             if let capture = try? backend.openCapture(request: request, framesPerRead: framesPerRead) {
-                isReopenRequested.store(false, ordering: .relaxed)
+                shared.withLock { $0.controls.isReopenRequested = false }  // a new stream is what it asked for
                 return capture
             }
-            // Sleep in short steps so a stop is honoured promptly.
-            for _ in 0..<(pause / 20) where !isStopRequested.load(ordering: .relaxed) {
-                usleep(20_000)
-            }
+            // A stop or give-up ends the pause at once; one that came since the check above
+            // left its signal in the semaphore, so it is not missed.
+            _ = reconnectWakeup.wait(timeout: .now() + .milliseconds(pause))
             pause = min(pause * 2, 1000)
         }
         return nil
@@ -342,6 +376,10 @@ public final class CapturePipeline: @unchecked Sendable {
         let bytesPerFrame = Int(request.channels) * sampleType.byteCount
         var trigger = SoundTrigger(request: request, framesPerRead: framesPerRead)
         let slack = Int((Self.attachSlack * Double(request.sampleRate) / Double(framesPerRead)).rounded(.up))
+        // What the queue asks, as of the last read: a fresh snapshot follows every read.
+        var now = shared.withLock { $0.controls }
+        /// The file, once `now` says it is attached (it never changes after).
+        var sink: AudioFileSink? { now.isSinkAttached ? attachedSink : nil }
         // One slot more than is held back: the read in progress. Waiting for sound, the
         // pre-roll and the audio that comes while the file is created are held too.
         let held = HeldAudio(
@@ -367,7 +405,7 @@ public final class CapturePipeline: @unchecked Sendable {
                     try sink!.synchronize()
                     framesSinceSync = 0
                 }
-                if synchronizeIfRequested() { framesSinceSync = 0 }
+                if synchronizeIfRequested(sink) { framesSinceSync = 0 }
             } catch {
                 return .writeFailed(error)
             }
@@ -375,7 +413,7 @@ public final class CapturePipeline: @unchecked Sendable {
             if let levels = meter.add(written, frameCount: frames, type: sampleType) {
                 publish(levels)
                 let isSilent = (levels.average.max() ?? Levels.floor) < request.silenceThreshold
-                let isPreRoll = recordedFrames <= preRollFrames.load(ordering: .relaxed)
+                let isPreRoll = recordedFrames <= now.preRollFrames
                 silentFrames = isSilent && !isPreRoll ? silentFrames + meter.windowFrames : 0
                 if let silenceLimit, silentFrames >= silenceLimit { return .silenceReached }
             }
@@ -391,9 +429,8 @@ public final class CapturePipeline: @unchecked Sendable {
                 held.removeAll()
                 return nil
             }
-            if isPaused.load(ordering: .acquiring) && isDiscardRequested.exchange(false, ordering: .relaxed) {
-                held.removeAll()
-            }
+            // Nothing is held while paused, so a drop seen again on a later fragment is harmless.
+            if now.dropsHeldAudio { held.removeAll() }
             while !held.isEmpty {
                 if let ending = writeOldest() { return ending }
             }
@@ -402,19 +439,19 @@ public final class CapturePipeline: @unchecked Sendable {
 
         // A stop that arrives before the first write still waits for one fragment, so a
         // memo toggled off at once holds audio (an Opus stream with no packets is malformed).
-        while !isStopRequested.load(ordering: .relaxed)
-            || (recordedFrames == 0 && held.isEmpty && !isPaused.load(ordering: .relaxed) && sink != nil)
-        {
-            if isReopenRequested.exchange(false, ordering: .relaxed) {
+        while !now.isStopRequested || (recordedFrames == 0 && held.isEmpty && !now.isPaused && sink != nil) {
+            if now.isReopenRequested {
+                shared.withLock { $0.controls.isReopenRequested = false }  // this reopen answers it
                 return writeHeld().map { .ended($0) } ?? .reopen
             }
-            if isGivenUp.load(ordering: .relaxed) { return .ended(writeHeld() ?? .captureFailed(Self.gaveUp)) }
+            if now.isGivenUp { return .ended(writeHeld() ?? .captureFailed(Self.gaveUp)) }
             let slot = held.next
             guard
                 let (result, endedStall) = watch.watch({
                     Result { () throws(RecorderError) in try capture.read(into: slot) }
                 })
             else { return .abandoned }
+            now = shared.withLock { $0.controls }
             if case .failure(let error) = result { return writeHeld().map { .ended($0) } ?? .lost(error) }
             if endedStall {
                 let name = capture.sourceName
@@ -422,7 +459,7 @@ public final class CapturePipeline: @unchecked Sendable {
             }
             // A read that completes after a pause or stop request holds mostly audio from
             // after the request, so it is dropped for pause but kept for stop.
-            if isPaused.load(ordering: .relaxed) {
+            if now.isPaused {
                 if let ending = writeHeld() { return .ended(ending) }
                 meter.reset()
                 // Entering a pause: bring the file on disk (header included) up to date, so
@@ -431,15 +468,19 @@ public final class CapturePipeline: @unchecked Sendable {
                     do { try sink?.synchronize() } catch { return .ended(.writeFailed(error)) }
                     framesSinceSync = 0
                 }
-                if synchronizeIfRequested() { framesSinceSync = 0 }
+                if synchronizeIfRequested(sink) { framesSinceSync = 0 }
                 continue
             }
             held.append()
             if sink == nil {
-                if isWaitingForSound.load(ordering: .relaxed) {
+                if now.isWaitingForSound {
                     if trigger.hearsSound(in: held.newest, frameCount: framesPerRead) {
-                        isWaitingForSound.store(false, ordering: .relaxed)
-                        preRollFrames.store((held.count - 1) * framesPerRead, ordering: .relaxed)
+                        let preRoll = (held.count - 1) * framesPerRead
+                        now = shared.withLock { shared in
+                            shared.controls.isWaitingForSound = false
+                            shared.controls.preRollFrames = preRoll
+                            return shared.controls
+                        }
                         deliver { $0.onSoundStarted?() }
                     } else {
                         // Only the newest pre-roll is kept; the fragment read last is its end.
@@ -476,16 +517,13 @@ public final class CapturePipeline: @unchecked Sendable {
         guard watch.declareStall(after: timeouts.stall) else { return }
         // Nothing is written while the read hangs: make the file on disk whole meanwhile, for
         // those waiting on the hung thread too.
-        if watch.borrowFile({ try? sink?.synchronize() }) { completeSynchronizations() }
+        if watch.borrowFile({ try? attachedSink?.synchronize() }) { completeSynchronizations() }
         onCaptureLost?(.deviceLost("no audio has come from the input for \(timeouts.stall) s"))
     }
 
-    /// Syncs the file if someone asked to, and tells them; whether it synced.
-    private func synchronizeIfRequested() -> Bool {
-        let waiting = synchronizations.withLock { waiting in
-            defer { waiting = [] }
-            return waiting
-        }
+    /// Syncs `sink` if someone asked to, and tells them; whether it synced.
+    private func synchronizeIfRequested(_ sink: AudioFileSink?) -> Bool {
+        let waiting = takeSynchronizations()
         guard !waiting.isEmpty else { return false }
         try? sink?.synchronize()
         for completion in waiting { callbackQueue.async(execute: completion) }
@@ -494,9 +532,13 @@ public final class CapturePipeline: @unchecked Sendable {
 
     private func publish(_ levels: Levels) {
         // Held-back audio written as a pause begins is old news: a paused meter reads silence.
-        guard !isPaused.load(ordering: .relaxed) else { return }
-        lastLevels.withLock { $0 = levels }
-        guard isMeteringEnabled else { return }
+        // Checked under the lock `pause()` silences the meter under, so none slips in after.
+        let isReported = shared.withLock { shared in
+            guard !shared.controls.isPaused else { return false }
+            shared.levels = levels
+            return shared.controls.isMeteringEnabled
+        }
+        guard isReported else { return }
         let time = currentTime
         deliver { $0.onLevels?(levels, time) }
     }

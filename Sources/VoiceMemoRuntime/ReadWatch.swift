@@ -1,10 +1,5 @@
 import Dispatch
 import Synchronization
-import VoiceMemoCore
-
-#if canImport(Glibc)
-    import Glibc  // usleep
-#endif
 
 /// Watches one capture thread's reads, so a read that hangs neither hangs the recording nor
 /// keeps its file from being synced or closed.
@@ -17,43 +12,55 @@ import VoiceMemoCore
 /// sync) or take it over for good (to close it) and let the thread leave whenever its read
 /// returns.
 final class ReadWatch: Sendable {
+    /// Where the capture thread is. The fourth phase, *borrowed* (the queue syncs the file
+    /// while the read hangs), is `reading` with `state`'s lock held by the queue: a read that
+    /// returns meanwhile blocks on that lock until the file is handed back.
     private enum Phase {
         /// Between reads: the capture thread owns the file.
-        static let working = 0
+        case working
         /// Waiting in a read: the file is untouched until it returns.
-        static let reading = 1
-        /// The queue syncs the file while the read hangs; the thread waits for it.
-        static let borrowed = 2
+        case reading
         /// The queue took the file while the read hung; the thread must not touch it again.
-        static let abandoned = 3
+        case abandoned
     }
 
-    private let phase = Atomic<Int>(Phase.working)
-    /// When the read in progress began, in monotonic nanoseconds.
-    private let readStart = Atomic<UInt64>(0)
-    private let stalled = Atomic<Bool>(false)
+    private struct State {
+        var phase = Phase.working
+        /// When the read in progress began, in monotonic nanoseconds.
+        var readStart: UInt64 = 0
+        /// Whether the read in progress has been declared hung.
+        var isStalled = false
+    }
+
+    /// The capture thread holds it only to change phase, never across a read (a hung read must
+    /// not block the queue); the queue holds it for as long as it borrows the file.
+    private let state = Mutex(State())
 
     /// Whether the read in progress has been declared hung.
-    var isStalled: Bool { stalled.load(ordering: .relaxed) }
+    var isStalled: Bool { state.withLock { $0.isStalled } }
 
     // MARK: Capture thread
 
     /// Runs `read`, marking the file untouched meanwhile; nil when the queue abandoned this
     /// thread (before or during the read). `endedStall` says the read had been declared hung.
+    /// Returns only once the queue has handed back a file it borrowed during the read.
     func watch<Value>(_ read: () -> Value) -> (value: Value, endedStall: Bool)? {
-        readStart.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
-        guard
-            phase.compareExchange(expected: Phase.working, desired: Phase.reading, ordering: .acquiringAndReleasing)
-                .exchanged
-        else { return nil }
-        let value = read()
-        while !phase.compareExchange(expected: Phase.reading, desired: Phase.working, ordering: .acquiringAndReleasing)
-            .exchanged
-        {
-            if phase.load(ordering: .acquiring) == Phase.abandoned { return nil }
-            usleep(1000)  // the queue is syncing the file: a few milliseconds at most
+        let isAbandoned = state.withLock { state in
+            guard state.phase == .working else { return true }
+            state.phase = .reading
+            state.readStart = DispatchTime.now().uptimeNanoseconds
+            return false
         }
-        return (value, stalled.exchange(false, ordering: .relaxed))
+        if isAbandoned { return nil }
+        let value = read()
+        let endedStall = state.withLock { state -> Bool? in
+            guard state.phase == .reading else { return nil }  // abandoned: the file is the queue's
+            state.phase = .working
+            defer { state.isStalled = false }
+            return state.isStalled
+        }
+        guard let endedStall else { return nil }
+        return (value, endedStall)
     }
 
     // MARK: Recorder's queue
@@ -61,32 +68,35 @@ final class ReadWatch: Sendable {
     /// Declares the read in progress hung once it has waited longer than `timeout` seconds;
     /// true only the first time.
     func declareStall(after timeout: Double) -> Bool {
-        guard !stalled.load(ordering: .relaxed), let waited = readWaitTime, waited > timeout else { return false }
-        stalled.store(true, ordering: .relaxed)
-        return true
-    }
-
-    /// How long the read in progress has waited, in seconds; nil between reads.
-    var readWaitTime: Double? {
-        guard phase.load(ordering: .acquiring) == Phase.reading else { return nil }
-        return Double(DispatchTime.now().uptimeNanoseconds &- readStart.load(ordering: .relaxed)) / 1e9
+        state.withLock { state in
+            guard state.phase == .reading, !state.isStalled else { return false }
+            // Both clock readings are taken under the lock, so this one is never before
+            // `readStart` (read outside, it could be, and the unsigned difference would be huge).
+            let now = DispatchTime.now().uptimeNanoseconds
+            guard now > state.readStart, Double(now - state.readStart) / 1e9 > timeout else { return false }
+            state.isStalled = true
+            return true
+        }
     }
 
     /// Runs `body` while the thread waits in a read; false (and `body` not run) otherwise.
+    /// The read may return meanwhile: the thread then waits for `body` to finish. `body`
+    /// must not call back into this watch.
     func borrowFile(_ body: () -> Void) -> Bool {
-        guard
-            phase.compareExchange(expected: Phase.reading, desired: Phase.borrowed, ordering: .acquiringAndReleasing)
-                .exchanged
-        else { return false }
-        body()
-        phase.store(Phase.reading, ordering: .releasing)
-        return true
+        state.withLock { state in
+            guard state.phase == .reading else { return false }
+            body()
+            return true
+        }
     }
 
     /// Takes the file from a thread waiting in a read, for good; false between reads (the
     /// thread is writing and will see the request itself).
     func abandon() -> Bool {
-        phase.compareExchange(expected: Phase.reading, desired: Phase.abandoned, ordering: .acquiringAndReleasing)
-            .exchanged
+        state.withLock { state in
+            guard state.phase == .reading else { return false }
+            state.phase = .abandoned
+            return true
+        }
     }
 }
