@@ -376,7 +376,7 @@ public final class CapturePipeline: @unchecked Sendable {
         let bytesPerFrame = Int(request.channels) * sampleType.byteCount
         var trigger = SoundTrigger(request: request, framesPerRead: framesPerRead)
         let slack = Int((Self.attachSlack * Double(request.sampleRate) / Double(framesPerRead)).rounded(.up))
-        // What the queue asks, as of the last read: a fresh snapshot follows every read.
+        // What the queue asks: a fresh snapshot before and after every read.
         var now = shared.withLock { $0.controls }
         /// The file, once `now` says it is attached (it never changes after).
         var sink: AudioFileSink? { now.isSinkAttached ? attachedSink : nil }
@@ -437,9 +437,14 @@ public final class CapturePipeline: @unchecked Sendable {
             return nil
         }
 
-        // A stop that arrives before the first write still waits for one fragment, so a
-        // memo toggled off at once holds audio (an Opus stream with no packets is malformed).
-        while !now.isStopRequested || (recordedFrames == 0 && held.isEmpty && !now.isPaused && sink != nil) {
+        while true {
+            // Asked again as each read begins, not only as the last one ended: a stop that came
+            // while this thread wrote ends the memo now, not a fragment later.
+            now = shared.withLock { $0.controls }
+            // A stop that arrives before the first write still waits for one fragment, so a
+            // memo toggled off at once holds audio (an Opus stream with no packets is malformed).
+            guard !now.isStopRequested || (recordedFrames == 0 && held.isEmpty && !now.isPaused && sink != nil)
+            else { break }
             if now.isReopenRequested {
                 shared.withLock { $0.controls.isReopenRequested = false }  // this reopen answers it
                 return writeHeld().map { .ended($0) } ?? .reopen
