@@ -21,6 +21,7 @@ public enum RecorderEffect: Equatable, Sendable {
     case attachFile(RecordingNumber)
     /// Stop writing; `droppingHeldAudio` also drops audio held back (it may come from a stand-in).
     case pauseCapture(RecordingNumber, droppingHeldAudio: Bool)
+    /// Write again, appending to the same file.
     case resumeCapture(RecordingNumber)
     /// Make the file on disk hold every frame written so far, then answer `reply` with `.done`.
     case synchronize(RecordingNumber, then: ReplyID)
@@ -30,13 +31,16 @@ public enum RecorderEffect: Equatable, Sendable {
     case giveUpCapture(RecordingNumber)
     /// Open the capture stream again (`afterLoss`: without waiting for the read in progress).
     case reopenCapture(RecordingNumber, afterLoss: Bool)
-    case setMetering(RecordingNumber, Bool)
+    /// Report levels as they are measured, or stop.
+    case setMetering(RecordingNumber, isEnabled: Bool)
 
     /// Fire `startTimeReached` at the Unix time `at`.
     case scheduleStart(RecordingNumber, at: Int64)
+    /// Forget the start time of a recording stopped before it.
     case cancelStart(RecordingNumber)
     /// Fire `reconnectTimedOut` after `seconds`.
     case scheduleReconnectTimeout(RecordingNumber, seconds: Double)
+    /// The stream is back, or the recording over: no timeout any more.
     case cancelReconnectTimeout(RecordingNumber)
 
     /// Stop memo playback: recording over it would capture it through the speakers, and a

@@ -19,6 +19,7 @@ public enum RecorderEvent: Sendable {
     case recordWithOptions(ReplyID, [String: OptionValue], now: Date)
     /// `Pause`; answered once the file on disk holds every frame recorded before it.
     case pause(ReplyID)
+    /// `Resume`; answered at once.
     case resume(ReplyID)
     /// `Stop`; answered once the file is finalized.
     case stop(ReplyID)
@@ -86,7 +87,7 @@ public struct RecordingStart: Equatable, Sendable {
     /// The caller waiting for the start, and what it is answered with; nil for a re-arm.
     public var reply: PendingReply?
     /// When the start was asked for.
-    public var now: Date
+    public var requestDate: Date
 
     /// Whether this start re-arms a hands-free recording after its memo ended on silence.
     public var isRearm: Bool { reply == nil }

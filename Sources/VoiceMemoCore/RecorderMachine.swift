@@ -83,7 +83,8 @@ public struct RecorderMachine: Sendable {
     /// otherwise answers with the open memo.
     private mutating func record(_ reply: PendingReply, now: Date) -> [RecorderEffect] {
         guard let recording = open else {
-            return begin(RecordingStart(request: RecordingRequest(defaults: defaults), reply: reply, now: now))
+            return requestMemo(
+                for: RecordingStart(request: RecordingRequest(defaults: defaults), reply: reply, requestDate: now))
         }
         var effects: [RecorderEffect] = []
         if state == .paused { effects = [.resumeCapture(recording.number)] + setState(.recording) }
@@ -102,7 +103,7 @@ public struct RecorderMachine: Sendable {
             let message = "a recording is already open (\(recording.memo.id)); Stop or Cancel it first"
             return [.answer(reply, .failure(.busy(message)))]
         }
-        return begin(RecordingStart(request: request, reply: PendingReply(reply, .memo), now: now))
+        return requestMemo(for: RecordingStart(request: request, reply: PendingReply(reply, .memo), requestDate: now))
     }
 
     /// `Pause`: stops writing audio, answered once the file on disk holds every frame recorded
@@ -143,6 +144,8 @@ public struct RecorderMachine: Sendable {
         switch state {
         case .paused:
             effects = [.resumeCapture(recording.number)] + setState(.recording)
+        case .interrupted where recording.isWaitingForSound:
+            break  // nothing is paused: it goes on waiting once the interruptions end
         case .interrupted:
             recording.interruptions.stateBefore = .recording
             open = recording
@@ -189,17 +192,17 @@ public struct RecorderMachine: Sendable {
     /// The open capture's metering, brought in line with `isMetering`.
     private var meteringEffects: [RecorderEffect] {
         guard let recording = open, recording.isCapturing else { return [] }
-        return [.setMetering(recording.number, isMetering)]
+        return [.setMetering(recording.number, isEnabled: isMetering)]
     }
 
     // MARK: Starting
 
     /// Asks for a memo name; the start goes on in `memoPrepared`.
-    private func begin(_ start: RecordingStart) -> [RecorderEffect] {
+    private func requestMemo(for start: RecordingStart) -> [RecorderEffect] {
         // A memo is dated when it starts: its start time, or now if that has passed.
-        let startDate = start.request.startTime.map { Date(timeIntervalSince1970: Double($0)) } ?? start.now
+        let startDate = start.request.startTime.map { Date(timeIntervalSince1970: Double($0)) } ?? start.requestDate
         let reserved = Set(closing.values.map(\.memo.id))
-        return [.prepareMemo(start, date: max(startDate, start.now), reserved: reserved)]
+        return [.prepareMemo(start, date: max(startDate, start.requestDate), reserved: reserved)]
     }
 
     private mutating func memoPrepared(
@@ -211,13 +214,14 @@ public struct RecorderMachine: Sendable {
         case .failure(let error): return startFailed(start.reply, error)
         }
         lastNumber += 1
-        let recording = Recording(number: lastNumber, memo: memo, request: start.request, startReply: start.reply)
-        if let startTime = start.request.startTime, startTime > Self.unixTime(start.now) {
+        var recording = Recording(number: lastNumber, memo: memo, request: start.request, startReply: start.reply)
+        if let startTime = start.request.startTime, startTime > Self.unixTime(start.requestDate) {
+            recording.startReply = nil  // answered now, with the memo it will become
             open = recording
             return [.scheduleStart(recording.number, at: startTime)] + setState(.scheduled, also: [.currentMemo])
                 + (start.reply.map { [$0.answer(.success(()), memo: memo)] } ?? [])
         }
-        return beginCapture(recording, purpose: .start)
+        return prepareCapture(recording, purpose: .start)
     }
 
     /// A start that did not get as far as a capture: its caller hears why; a re-armed
@@ -231,16 +235,16 @@ public struct RecorderMachine: Sendable {
     /// Creates the file (so a storage error answers the caller), then starts the capture. A
     /// recording that waits for sound gets its file when the sound comes: waiting leaves
     /// nothing on disk.
-    private mutating func beginCapture(_ recording: Recording, purpose: FilePurpose) -> [RecorderEffect] {
+    private mutating func prepareCapture(_ recording: Recording, purpose: FilePurpose) -> [RecorderEffect] {
         var recording = recording
         recording.isWaitingForSound = recording.request.startsOnSound
-        if recording.isWaitingForSound { return captureBegins(recording, purpose: purpose) }
+        if recording.isWaitingForSound { return startCapture(recording, purpose: purpose) }
         if purpose == .start { starting = recording } else { open = recording }
         return [.createFile(recording.number, recording.memo, recording.request, purpose)]
     }
 
     /// The file exists (or is not needed yet): the capture starts and the memo is open.
-    private mutating func captureBegins(_ recording: Recording, purpose: FilePurpose) -> [RecorderEffect] {
+    private mutating func startCapture(_ recording: Recording, purpose: FilePurpose) -> [RecorderEffect] {
         var recording = recording
         recording.isCapturing = true
         open = recording
@@ -257,10 +261,10 @@ public struct RecorderMachine: Sendable {
             guard let recording = starting, recording.number == number else { return [] }
             starting = nil
             if case .failure(let error) = result { return startFailed(recording.startReply, error) }
-            return captureBegins(recording, purpose: .start)
+            return startCapture(recording, purpose: .start)
         case .scheduledStart:
             guard let recording = open, recording.number == number else { return [] }
-            guard case .failure(let error) = result else { return captureBegins(recording, purpose: .scheduledStart) }
+            guard case .failure(let error) = result else { return startCapture(recording, purpose: .scheduledStart) }
             open = nil
             return setState(.idle, also: [.currentMemo])
                 + [
@@ -284,7 +288,7 @@ public struct RecorderMachine: Sendable {
 
     private mutating func startTimeReached(_ number: RecordingNumber) -> [RecorderEffect] {
         guard let recording = open, recording.number == number, !recording.isCapturing else { return [] }
-        return beginCapture(recording, purpose: .scheduledStart)
+        return prepareCapture(recording, purpose: .scheduledStart)
     }
 
     /// The recording waiting for sound heard it: its file is created, and the memo begins
@@ -380,6 +384,8 @@ public struct RecorderMachine: Sendable {
             effects += finish(recording, .success(()))
         } else if failedToStart {
             effects.append(.removeFile(recording.memo, reportsTo: nil))
+            // A start nobody waits for any more (scheduled, or re-armed) ends in the open.
+            if recording.startReply == nil { effects.append(.notify(.finished(recording.memo, successfully: false))) }
             effects += finish(recording, .failure(failure ?? .audioServer("capture did not start")))
         } else if recording.isCancelled {
             removing[number] = recording
@@ -389,7 +395,9 @@ public struct RecorderMachine: Sendable {
             effects.append(.notify(.finished(recording.memo, successfully: successfully)))
             effects += finish(recording, closeError.map { .failure($0) } ?? .success(()))
         }
-        if rearms { effects += begin(RecordingStart(request: recording.request, reply: nil, now: now)) }
+        if rearms {
+            effects += requestMemo(for: RecordingStart(request: recording.request, reply: nil, requestDate: now))
+        }
         return effects
     }
 
@@ -430,7 +438,8 @@ public struct RecorderMachine: Sendable {
             return []
         }
         var effects: [RecorderEffect] = [.notify(.interruption(reason, began: false, shouldResume: resume))]
-        if !resume { recording.interruptions.stateBefore = .paused }
+        // A recording still waiting for sound has nothing to pause: it goes on waiting.
+        if !resume && !recording.isWaitingForSound { recording.interruptions.stateBefore = .paused }
         open = recording
         // Writing goes on as soon as nothing that stops it is left (a muted input does not).
         if !recording.interruptions.pausesCapture,
@@ -523,5 +532,6 @@ public struct RecorderMachine: Sendable {
         return (changed.contains(.state) && capturesSoon ? [.stopPlayback] : []) + [.notify(.changed(changed))]
     }
 
+    /// Whole seconds since the epoch, as `start-at` counts them.
     static func unixTime(_ date: Date) -> Int64 { Int64(date.timeIntervalSince1970.rounded(.down)) }
 }

@@ -36,6 +36,7 @@ public struct Recording: Equatable, Sendable {
 struct Interruptions: Equatable, Sendable {
     /// Each reason in effect, and whether it stops writing.
     var reasons: [InterruptionReason: Bool] = [:]
+    /// The state to return to once none is left.
     var stateBefore: RecorderState = .recording
 
     /// Whether any interruption in effect stops writing.

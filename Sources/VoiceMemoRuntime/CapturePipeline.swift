@@ -8,7 +8,8 @@ import VoiceMemoCore
 /// `@unchecked Sendable`: owned by the recorder's queue (`callbackQueue`). Every public method
 /// is called there (checked with `dispatchPrecondition`) and every callback is delivered
 /// there. The capture thread shares only `shared` (one lock), the `recordedFrameCount`
-/// counter, its `ReadWatch`, and the file once `shared` says it is attached.
+/// counter, its `ReadWatch`, the semaphore that wakes a reconnect, and the file once
+/// `shared` says it is attached.
 public final class CapturePipeline: @unchecked Sendable {
     /// How a pipeline ended.
     public typealias Ending = CaptureEnding
@@ -65,7 +66,8 @@ public final class CapturePipeline: @unchecked Sendable {
         var isMeteringEnabled = false
     }
 
-    /// Everything the recorder's queue and the capture thread share but the frame counter.
+    /// Everything the recorder's queue and the capture thread share but the frame counter,
+    /// the watch and the reconnect semaphore.
     private struct Shared {
         var controls: Controls
         /// The levels of the last metering window; silence while paused.
@@ -75,7 +77,7 @@ public final class CapturePipeline: @unchecked Sendable {
     }
 
     /// One lock for all the queue and the thread share: the thread takes a snapshot of
-    /// `controls` once per fragment, so it never acts on half of a request.
+    /// `controls` before and after each read, so it never acts on half of a request.
     private let shared: Mutex<Shared>
     /// An atomic, not in `shared`: a plain counter the capture thread adds to and the queue
     /// reads at any time; nothing is decided on it together with the controls.

@@ -102,16 +102,19 @@ public final class Recorder: @unchecked Sendable {
         send(.pause(expect(\.done, completion)))
     }
 
-    /// `Pause` without waiting for the file on disk: throws at once when nothing can be paused.
+    /// `Pause`, throwing at once when nothing can be paused. Not from a listener: the event
+    /// would wait its turn and the answer come too late.
     public func pause() throws(RecorderError) {
+        precondition(!isCarryingOut, "pause() from a recorder listener cannot be answered at once")
         var outcome: Result<Void, RecorderError>?
         send(.pause(expect(\.done) { outcome = $0 }))
         if case .failure(let error)? = outcome { throw error }
     }
 
-    /// `Resume`: appends to the paused memo; answered at once (called from a listener, once
-    /// the notification is delivered: then a failure is not thrown).
+    /// `Resume`: appends to the paused memo, answered at once. Not from a listener: the event
+    /// would wait its turn and the answer come too late.
     public func resume() throws(RecorderError) {
+        precondition(!isCarryingOut, "resume() from a recorder listener cannot be answered at once")
         var outcome: Result<Void, RecorderError>?
         send(.resume(expect(\.done) { outcome = $0 }))
         try outcome?.get()
@@ -133,8 +136,10 @@ public final class Recorder: @unchecked Sendable {
     }
 
     /// Changes the defaults for the next recording and saves them.
+    /// Not from a listener: a change queued behind another would start from stale defaults.
     public func updateDefaults(_ change: (inout RecorderDefaults) throws(RecorderError) -> Void) throws(RecorderError) {
         dispatchPrecondition(condition: .onQueue(queue))
+        precondition(!isCarryingOut, "updateDefaults from a recorder listener would start from stale defaults")
         var updated = defaults
         try change(&updated)
         guard updated != defaults else { return }
@@ -199,7 +204,7 @@ public final class Recorder: @unchecked Sendable {
     }
 
     /// Applies `event` and carries out its effects; an effect's outcome is applied at once,
-    /// before the next effect, as the rules expect.
+    /// before the next effect, as the rules expect (they put such effects last).
     private func apply(_ event: RecorderEvent) {
         for effect in machine.handle(event) { perform(effect) }
     }
@@ -211,8 +216,9 @@ public final class Recorder: @unchecked Sendable {
         lastReply += 1
         replies[lastReply] = { result in
             completion(
-                result.flatMap { reply in
-                    value(reply).map { .success($0) } ?? .failure(.audioServer("unexpected answer \(reply)"))
+                result.map { reply in
+                    guard let payload = value(reply) else { preconditionFailure("\(reply) answers another command") }
+                    return payload
                 })
         }
         return lastReply
@@ -234,6 +240,7 @@ public final class Recorder: @unchecked Sendable {
             startCapture(number, request, isMetering: isMetering)
         case .attachFile(let number):
             guard let file = captures[number]?.file else { return }
+            captures[number]?.file = nil
             captures[number]?.pipeline?.attach(file)
         case .pauseCapture(let number, let droppingHeldAudio):
             captures[number]?.pipeline?.pause(droppingHeldAudio: droppingHeldAudio)

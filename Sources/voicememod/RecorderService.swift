@@ -158,7 +158,7 @@ final class RecorderService: @unchecked Sendable {
     }
 
     /// Applies a property write to the defaults; the recorder reports a real change, which
-    /// `recorder(_:didChange:)` announces.
+    /// `hear(_:)` announces.
     private static func update(
         _ recorder: Recorder, _ change: (inout RecorderDefaults) throws(RecorderError) -> Void
     ) throws(BusError) {

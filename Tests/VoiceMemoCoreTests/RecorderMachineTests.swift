@@ -332,6 +332,32 @@ struct RecorderMachineTests {
         #expect(driver.state == .recording)
     }
 
+    @Test func aMemoWaitingForSoundGoesOnWaitingAfterAnInterruption() {
+        var driver = MachineDriver()
+        let number = driver.startRecording(["start-on-sound": .boolean(true)])
+        driver.send(.interruptionBegan(.systemSleep, pausesCapture: true, shouldResume: true))
+        #expect(driver.send(.resume(2)) == [.answer(2, .success(.done))], "nothing is paused")
+        let ended = driver.send(.interruptionEnded(.systemSleep, resume: false))
+        #expect(ended.contains(.resumeCapture(number)), "it listens again")
+        #expect(driver.state == .scheduled, "waiting, not paused with nothing recorded")
+    }
+
+    @Test func aScheduledStartThatCannotCaptureEndsInTheOpen() {
+        var driver = MachineDriver()
+        let later = Int64(MachineDriver.now.timeIntervalSince1970) + 60
+        let scheduled = driver.send(.recordWithOptions(1, ["start-at": .int64(later)], now: MachineDriver.now))
+        #expect(scheduled.answers[1] == .success(.memo(Self.memo1)))
+        let number = driver.number
+        driver.send(.startTimeReached(number))
+        #expect(driver.send(.captureFailedToStart(number, .audioServer("no server"))).isEmpty)
+        let ended = driver.send(
+            .captureEnded(
+                number, .captureFailed(.audioServer("no server")), closeError: nil, recordedFrames: 0,
+                now: MachineDriver.now))
+        #expect(ended.notifications.last == .finished(Self.memo1, successfully: false))
+        #expect(ended.answers.isEmpty, "answered once, when it was scheduled")
+    }
+
     @Test func aLostServerIsWaitedForUntilTheReconnectTimeout() {
         var driver = MachineDriver()
         let number = driver.startRecording()
@@ -394,7 +420,8 @@ struct RecorderMachineTests {
         defaults.isMeteringEnabled = true
         defaults.sampleRate = 16000
         let effects = driver.send(.defaultsChanged(defaults))
-        #expect(effects == [.setMetering(number, true), .notify(.changed([.sampleRate, .meteringEnabled]))])
+        #expect(
+            effects == [.setMetering(number, isEnabled: true), .notify(.changed([.sampleRate, .meteringEnabled]))])
         #expect(driver.send(.defaultsChanged(defaults)).isEmpty, "no change, no news")
     }
 
@@ -406,7 +433,7 @@ struct RecorderMachineTests {
             driver.send(.levelsMeasured(number, levels, currentTime: 1)) == [.notify(.levels(levels, currentTime: 1))])
         driver.send(.pause(2))
         #expect(driver.send(.levelsMeasured(number, levels, currentTime: 1.1)).isEmpty)
-        #expect(driver.send(.levelsWatched(true)) == [.setMetering(number, true)])
+        #expect(driver.send(.levelsWatched(true)) == [.setMetering(number, isEnabled: true)])
     }
 
     @Test func factsAboutAFinishedRecordingDoNotTouchTheNextOne() {
