@@ -43,7 +43,7 @@ public enum RecorderEvent: Sendable {
 
     // MARK: Facts about a recording's capture
 
-    /// Audio flows from `source`.
+    /// The capture stream is open on `source`.
     case captureStarted(RecordingNumber, source: String)
     /// The capture stream could not be opened; the capture ends next.
     case captureFailedToStart(RecordingNumber, RecorderError)
@@ -95,7 +95,7 @@ public struct RecordingStart: Equatable, Sendable {
 
 /// Why a recording's file is created.
 public enum FilePurpose: Equatable, Sendable {
-    /// A recording starting now (the caller is answered once audio flows).
+    /// A recording starting now (the caller is answered once the capture stream is open).
     case start
     /// A recording scheduled with `start-at` reached its time.
     case scheduledStart

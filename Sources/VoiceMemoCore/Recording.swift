@@ -5,7 +5,7 @@ public struct Recording: Equatable, Sendable {
     public let request: RecordingRequest
     /// Whether its capture has begun (false while it waits for its start time).
     public internal(set) var isCapturing = false
-    /// The source feeding it; empty until audio flows.
+    /// The source feeding it; empty until its capture stream is open.
     public internal(set) var activeSource = ""
     /// Whether it still waits for sound: no file yet, `State` is `scheduled`.
     public internal(set) var isWaitingForSound = false
@@ -14,7 +14,7 @@ public struct Recording: Equatable, Sendable {
     var interruptions = Interruptions()
     var isStoppedByUser = false
     var isCancelled = false
-    /// The caller of the command that started it, answered once audio flows.
+    /// The caller of the command that started it, answered once the capture stream is open.
     var startReply: PendingReply?
     /// Why its capture stream could not be opened; the start is answered with it.
     var startFailure: RecorderError?
