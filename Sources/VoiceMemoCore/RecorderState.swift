@@ -16,6 +16,9 @@ public struct MemoReference: Hashable, Sendable {
         self.id = id
         self.path = path
     }
+
+    /// The file's name inside the memo directory.
+    public var fileName: String { String(path.split(separator: "/").last ?? "") }
 }
 
 /// Why a recording was interrupted, as the contract's `Interruption` signal spells it.

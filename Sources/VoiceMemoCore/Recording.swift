@@ -29,7 +29,7 @@ public struct Recording: Equatable, Sendable {
     }
 
     /// The memo's file name inside the memo directory.
-    public var fileName: String { String(memo.path.split(separator: "/").last ?? "") }
+    public var fileName: String { memo.fileName }
 }
 
 /// The interruptions in effect on a recording and the state to return to after them.

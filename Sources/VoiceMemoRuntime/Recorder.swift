@@ -290,7 +290,7 @@ public final class Recorder: @unchecked Sendable {
     private func createFile(
         _ number: RecordingNumber, _ memo: MemoReference, _ request: RecordingRequest
     ) throws(RecorderError) {
-        let fileName = String(memo.path.split(separator: "/").last ?? "")
+        let fileName = memo.fileName
         let tags = MemoTags(title: request.title, date: now().formatted(.iso8601))
         try journal.add(fileName)
         do {

@@ -141,7 +141,7 @@ final class MemoLibraryService: @unchecked Sendable {
     /// Reads the one file `memo` was recorded into, without listing the directory: a
     /// finished recording is on the bus before it is announced, however large the library.
     func refresh(_ memo: MemoReference) {
-        let fileName = String(memo.path[memo.path.index(after: memo.path.lastIndex(of: "/")!)...])
+        let fileName = memo.fileName
         filesBeingLoaded.remove(fileName)
         if let status = files.status(of: fileName) {
             read(status)
