@@ -36,6 +36,8 @@ package final class BurstInput {
     private var descriptor: Int32 = -1
     /// Raised by `remove()` to end the writer.
     private let stopping = StopFlag()
+    /// Bytes the writer has put into the pipe so far.
+    private let written = ByteCount()
     private var writerFinished: DispatchSemaphore?
 
     /// Creates the source on `server` and returns once it is listed; `start()` feeds it.
@@ -56,6 +58,9 @@ package final class BurstInput {
         descriptor = open(fifo.path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else { throw FixtureError.systemCallFailed("open \(fifo.path)", errno: errno) }
     }
+
+    /// Frames put into the source so far: the most a recording of it can hold.
+    package var framesFed: Int { written.value / MemoryLayout<Int16>.size }
 
     /// Starts the bursts, from the ramp's first sample. Started once a recording is open, the
     /// source has nothing older to hand it.
@@ -81,15 +86,17 @@ package final class BurstInput {
     }
 
     /// Writes a burst each `burst` seconds, each holding the ramp's last `burst` seconds, so
-    /// on average the source gets audio at the real-time rate. The first burst goes out at
-    /// once, one burst ahead: PulseAudio's pipe source passes each burst on as it comes, but
-    /// pipewire-pulse's paces the pipe in real time and plays silence whenever it runs dry.
+    /// on average the source gets audio at the real-time rate. The first two bursts go out at
+    /// once, so the source is always one to two bursts ahead of the clock: PulseAudio's pipe
+    /// source passes each burst on as it comes, but pipewire-pulse's paces the pipe in real
+    /// time and plays silence whenever it runs dry, as it might at the turn of a burst if it
+    /// were only one ahead.
     private func startWriter() -> DispatchSemaphore {
         let finished = DispatchSemaphore(value: 0)
         let framesPerBurst = Int(burst * Double(Self.sampleRate))
         let descriptor = self.descriptor
         let burst = self.burst
-        let thread = Thread { [stopping] in
+        let thread = Thread { [stopping, written] in
             var blocked = sigset_t()
             sigemptyset(&blocked)
             sigaddset(&blocked, SIGPIPE)
@@ -107,9 +114,10 @@ package final class BurstInput {
                     var offset = 0
                     while offset < buffer.count {
                         if stopping.isRaised { return false }
-                        let written = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
-                        if written >= 0 {
-                            offset += written
+                        let count = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                        if count >= 0 {
+                            offset += count
+                            written.add(count)
                         } else if errno == EAGAIN {
                             var writable = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
                             _ = poll(&writable, 1, 100)
@@ -137,5 +145,16 @@ private final class StopFlag: Sendable {
 
     func raise() {
         state.withLock { $0 = true }
+    }
+}
+
+/// A count of bytes the writer thread adds to and the test's thread reads.
+private final class ByteCount: Sendable {
+    private let state = Mutex(0)
+
+    var value: Int { state.withLock { $0 } }
+
+    func add(_ bytes: Int) {
+        state.withLock { $0 += bytes }
     }
 }

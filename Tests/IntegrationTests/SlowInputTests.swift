@@ -11,7 +11,7 @@ final class SlowInputTests: RecorderTestCase {
     /// and returns its samples with the span; the recording must pass without a hitch.
     private func recordCleanly(
         from source: String, seconds: Double, sampleRate: Int, whenOpen: () -> Void = {},
-        file: StaticString = #filePath,
+        whenStopped: () -> Void = {}, file: StaticString = #filePath,
         line: UInt = #line
     ) throws -> (samples: [Int16], span: RecordingSpan) {
         var span = RecordingSpan()
@@ -27,6 +27,7 @@ final class SlowInputTests: RecorderTestCase {
         Thread.sleep(forTimeInterval: seconds)  // the recording's length, not a wait for an event
         XCTAssertEqual(try recorder.state, "recording", "late is not lost", file: file, line: line)
         XCTAssertEqual(try span.stop { try recorder.call("Stop") }.first?.objectPath, memo, file: file, line: line)
+        whenStopped()
         try recorder.drainSignals()
         let hitches = recorder.received.filter { ["Interruption", "RouteChanged"].contains($0.member.rawValue) }
         XCTAssertEqual(
@@ -69,17 +70,23 @@ final class SlowInputTests: RecorderTestCase {
     func testAPipeSourceFedInBurstsIsRecordedWithoutGapsOrRepeats() throws {
         let input = try BurstInput(session: fixture.session, server: fixture.audioServer, burst: 0.5)
         defer { input.remove() }
+        var fedAtStop = 0
         let (samples, span) = try recordCleanly(
-            from: BurstInput.source, seconds: 5, sampleRate: BurstInput.sampleRate, whenOpen: input.start)
+            from: BurstInput.source, seconds: 5, sampleRate: BurstInput.sampleRate, whenOpen: input.start,
+            whenStopped: { fedAtStop = input.framesFed })
 
         let duration = Double(samples.count) / Double(BurstInput.sampleRate)
-        print("burst input on \(fixture.audioServer.serverName): \(duration) s recorded in \(span)")
+        let rampFrames = samples.drop { $0 == 0 }.count
+        print(
+            "burst input on \(fixture.audioServer.serverName): \(duration) s recorded in \(span), "
+                + "\(rampFrames) frames of the ramp of \(fedAtStop) fed by the Stop reply")
         XCTAssertEqual(BurstInput.breaks(in: samples), 0, "every frame once and in order")
-        // The source is fed a burst ahead, so the memo may run ahead of the clock by a burst;
-        // give or take a couple of 20 ms fragments, the recorder's own granularity.
+        // The source runs one to two bursts ahead of the clock, so the memo may too; what it
+        // cannot hold is a frame the source had not been given when Stop was answered.
+        XCTAssertLessThanOrEqual(rampFrames, fedAtStop, "nothing beyond what the source was fed")
+        // Nor may it fall behind the clock by more than the burst in flight, give or take a
+        // couple of 20 ms fragments (the recorder's own granularity).
         let fragment = 0.05
-        XCTAssertLessThanOrEqual(
-            duration, span.seconds.upperBound + input.burst + fragment, "within one burst of \(span)")
         XCTAssertGreaterThanOrEqual(
             duration, span.seconds.lowerBound - input.burst - fragment, "within one burst of \(span)")
     }
