@@ -11,8 +11,9 @@ public struct CaptureTimeouts: Equatable, Sendable {
     /// the recording is interrupted with `device-lost`. Far above any input's burst.
     public var stall: Double
     /// How long `Stop`, giving up and a sync (before sleep) wait for the read in progress
-    /// before they take the file from it: a fragment normally completes in 21 ms, and `Stop`
-    /// must be answered in well under a second even when the input is late.
+    /// before they take the file from it, and `Record` for the first audio: a fragment
+    /// normally completes in 21 ms, and a caller must be answered in well under a second even
+    /// when the input is late.
     public var readGrace: Double
 
     public init(stall: Double, readGrace: Double) {

@@ -45,6 +45,8 @@ public enum RecorderEvent: Sendable {
 
     /// The capture stream is open on `source`.
     case captureStarted(RecordingNumber, source: String)
+    /// The capture stream delivered its first audio: what follows is in the memo.
+    case audioFlowing(RecordingNumber)
     /// The capture stream could not be opened; the capture ends next.
     case captureFailedToStart(RecordingNumber, RecorderError)
     /// The stream failed mid-recording; the runtime keeps reconnecting.
@@ -95,7 +97,8 @@ public struct RecordingStart: Equatable, Sendable {
 
 /// Why a recording's file is created.
 public enum FilePurpose: Equatable, Sendable {
-    /// A recording starting now (the caller is answered once the capture stream is open).
+    /// A recording starting now (its caller is answered once the capture stream is open or
+    /// audio flows: see `RecorderMachine.captureStarted`).
     case start
     /// A recording scheduled with `start-at` reached its time.
     case scheduledStart

@@ -55,6 +55,7 @@ public struct RecorderMachine: Sendable {
         case .fileRemoved(let number, let result):
             removing.removeValue(forKey: number).map { finish($0, result) } ?? []
         case .captureStarted(let number, let source): captureStarted(number, source: source)
+        case .audioFlowing(let number): answerStart(number) { _ in true }
         case .captureFailedToStart(let number, let error): captureFailedToStart(number, error)
         case .captureLost(let number, let error): captureLost(number, error)
         case .captureRestored(let number, let source): captureRestored(number, source: source)
@@ -300,19 +301,29 @@ public struct RecorderMachine: Sendable {
         return [.createFile(number, recording.memo, recording.request, .soundHeard)]
     }
 
+    /// A `Toggle` is answered as the stream opens: a hotkey need not wait for audio. `Record`
+    /// waits until audio flows, so its caller may count on the memo holding what follows.
     private mutating func captureStarted(_ number: RecordingNumber, source: String) -> [RecorderEffect] {
         var effects: [RecorderEffect] = []
         if open?.number == number { effects.append(.notify(.changed([.activeSource]))) }
+        update(number) { $0.activeSource = source }
+        return effects + answerStart(number) { if case .state = $0.kind { true } else { false } }
+    }
+
+    /// Answers the caller that started recording `number`, if it still waits and `isDue`.
+    private mutating func answerStart(
+        _ number: RecordingNumber, if isDue: (PendingReply) -> Bool
+    ) -> [RecorderEffect] {
         var startReply: PendingReply?
         var memo: MemoReference?
         update(number) { recording in
-            recording.activeSource = source
-            startReply = recording.startReply
+            guard let reply = recording.startReply, isDue(reply) else { return }
+            startReply = reply
             recording.startReply = nil
             memo = recording.memo
         }
-        guard let startReply, let memo else { return effects }
-        return effects + [startReply.answer(.success(()), memo: memo)]
+        guard let startReply, let memo else { return [] }
+        return [startReply.answer(.success(()), memo: memo)]
     }
 
     /// Answered once the capture ends (the file is removed first), so a refused `Record`
@@ -468,11 +479,15 @@ public struct RecorderMachine: Sendable {
     /// come back. A server that is not back within `reconnectTimeout` finishes the memo
     /// unsuccessfully; a device is waited for like a pause, until it returns or `Stop`.
     private mutating func captureLost(_ number: RecordingNumber, _ error: RecorderError) -> [RecorderEffect] {
-        guard var recording = open, recording.number == number, recording.lostCapture == nil else { return [] }
+        guard open?.number == number, open?.lostCapture == nil else { return [] }
+        // The stream was open: whoever waits for audio to flow hears of the memo now, and
+        // of the interruption from the signals, rather than wait out the reconnection.
+        let answer = answerStart(number) { _ in true }
+        guard var recording = open else { return answer }
         let reason: InterruptionReason = if case .deviceLost = error { .deviceLost } else { .serverLost }
         recording.lostCapture = reason
         open = recording
-        let effects = beginInterruption(reason, pausesCapture: false, shouldResume: true)
+        let effects = answer + beginInterruption(reason, pausesCapture: false, shouldResume: true)
         guard reason == .serverLost else { return effects }
         return effects + [.scheduleReconnectTimeout(number, seconds: defaults.reconnectTimeout)]
     }

@@ -14,7 +14,8 @@ public struct Recording: Equatable, Sendable {
     var interruptions = Interruptions()
     var isStoppedByUser = false
     var isCancelled = false
-    /// The caller of the command that started it, answered once the capture stream is open.
+    /// The caller of the command that started it: a `Toggle` is answered once the capture
+    /// stream is open, a `Record` once audio flows (or the stream is lost or ends first).
     var startReply: PendingReply?
     /// Why its capture stream could not be opened; the start is answered with it.
     var startFailure: RecorderError?

@@ -27,6 +27,11 @@ public final class CapturePipeline: @unchecked Sendable {
     /// Called after each metering window (about 100 ms) of written audio while
     /// `isMeteringEnabled`, with the levels and the recorded time at its end.
     public var onLevels: ((Levels, Double) -> Void)?
+    /// Called once, when the first audio has been read: from then on the file (or, waiting
+    /// for sound, the pre-roll) holds what the input hears. An input that delivers in bursts
+    /// may hold its first audio back for seconds; then it is called once the stream has been
+    /// open for `timeouts.readGrace`, the longest anyone waits on a late read.
+    public var onAudioFlowing: (() -> Void)?
     /// Called when a recording that waits for sound hears it; nothing is written until
     /// `attach(_:)` hands over the file, and the audio meanwhile is kept for it.
     public var onSoundStarted: (() -> Void)?
@@ -82,6 +87,9 @@ public final class CapturePipeline: @unchecked Sendable {
     /// An atomic, not in `shared`: a plain counter the capture thread adds to and the queue
     /// reads at any time; nothing is decided on it together with the controls.
     private let recordedFrameCount = Atomic<Int>(0)
+    /// Whether `onAudioFlowing` was delivered; set on the callback queue, read by the capture
+    /// thread so that it stops asking after its first reads.
+    private let hasAudioFlowed = Atomic<Bool>(false)
     /// Signalled by `stop()` and `giveUp()`: a thread waiting to reconnect stops waiting at once.
     private let reconnectWakeup = DispatchSemaphore(value: 0)
     /// The reads of the current capture thread (a new one after a hung thread is abandoned).
@@ -270,7 +278,14 @@ public final class CapturePipeline: @unchecked Sendable {
         do {
             current = try backend.openCapture(request: request, framesPerRead: framesPerRead)
             let name = current!.sourceName
-            deliver { isRestart ? $0.onCaptureRestored?(name) : $0.onStarted?(.success(name)) }
+            deliver { pipeline in
+                if isRestart {
+                    pipeline.onCaptureRestored?(name)
+                } else {
+                    pipeline.onStarted?(.success(name))
+                    pipeline.afterReadGrace { pipeline.announceAudioFlowing() }
+                }
+            }
         } catch {
             guard isRestart else {
                 let closeError = closeSink()
@@ -316,6 +331,13 @@ public final class CapturePipeline: @unchecked Sendable {
         let closeError = closeSink()
         let finalEnding = ending
         deliver { $0.finish(finalEnding, closeError: closeError) }
+    }
+
+    /// Delivers `onAudioFlowing` unless it was delivered before.
+    private func announceAudioFlowing() {
+        dispatchPrecondition(condition: .onQueue(callbackQueue))
+        guard !hasAudioFlowed.exchange(true, ordering: .relaxed) else { return }
+        onAudioFlowing?()
     }
 
     /// Closes the file on the callback queue, taken from a thread hung in a read.
@@ -460,6 +482,7 @@ public final class CapturePipeline: @unchecked Sendable {
             else { return .abandoned }
             now = shared.withLock { $0.controls }
             if case .failure(let error) = result { return writeHeld().map { .ended($0) } ?? .lost(error) }
+            if !hasAudioFlowed.load(ordering: .relaxed) { deliver { $0.announceAudioFlowing() } }
             if endedStall {
                 let name = capture.sourceName
                 deliver { $0.onCaptureRestored?(name) }

@@ -316,6 +316,7 @@ public final class Recorder: @unchecked Sendable {
             case .failure(let error): self?.send(.captureFailedToStart(number, error))
             }
         }
+        pipeline.onAudioFlowing = { [weak self] in self?.send(.audioFlowing(number)) }
         pipeline.onEnded = { [weak self] ending, closeError in self?.captureEnded(number, ending, closeError) }
         pipeline.onCaptureLost = { [weak self] error in self?.send(.captureLost(number, error)) }
         pipeline.onCaptureRestored = { [weak self] source in self?.send(.captureRestored(number, source: source)) }

@@ -49,6 +49,7 @@ struct MachineDriver {
         send(.recordWithOptions(reply, options, now: Self.now))
         let number = number
         send(.captureStarted(number, source: "mic"))
+        send(.audioFlowing(number))
         return number
     }
 }
@@ -91,9 +92,34 @@ struct RecorderMachineTests {
         #expect(driver.state == .recording)
         #expect(effects.answers.isEmpty, "Record is answered once audio flows")
 
-        let flowing = driver.send(.captureStarted(number, source: "mic"))
-        #expect(flowing == [.notify(.changed([.activeSource])), .answer(7, .success(.memo(Self.memo1)))])
+        let opened = driver.send(.captureStarted(number, source: "mic"))
+        #expect(opened == [.notify(.changed([.activeSource]))], "the stream is open, but no audio has come yet")
         #expect(driver.machine.open?.activeSource == "mic")
+        #expect(driver.send(.audioFlowing(number)) == [.answer(7, .success(.memo(Self.memo1)))])
+        #expect(driver.send(.audioFlowing(number)).isEmpty, "answered once")
+    }
+
+    @Test func aStreamLostBeforeAudioFlowsAnswersRecordWithItsMemo() {
+        var driver = MachineDriver()
+        driver.send(.record(1, now: MachineDriver.now))
+        let number = driver.number
+        driver.send(.captureStarted(number, source: "mic"))
+        let lost = driver.send(.captureLost(number, .deviceLost("the microphone is gone")))
+        #expect(lost.answers[1] == .success(.memo(Self.memo1)), "not kept waiting through the reconnection")
+        #expect(lost.notifications.contains(.interruption(.deviceLost, began: true, shouldResume: true)))
+        #expect(driver.send(.audioFlowing(number)).answers.isEmpty)
+    }
+
+    @Test func aStopBeforeAudioFlowsAnswersBothCallersOnceTheFileIsClosed() {
+        var driver = MachineDriver()
+        driver.send(.record(1, now: MachineDriver.now))
+        let number = driver.number
+        driver.send(.captureStarted(number, source: "mic"))
+        #expect(driver.send(.stop(2)).answers.isEmpty)
+        let ended = driver.send(
+            .captureEnded(number, .stopped, closeError: nil, recordedFrames: 960, now: MachineDriver.now))
+        #expect(ended.answers[1] == .success(.memo(Self.memo1)))
+        #expect(ended.answers[2] == .success(.memo(Self.memo1)))
     }
 
     @Test func aRefusedDirectoryAnswersTheCallerAndChangesNothing() {
@@ -406,7 +432,9 @@ struct RecorderMachineTests {
         var driver = MachineDriver()
         driver.send(.toggle(1, now: MachineDriver.now))
         let number = driver.number
-        #expect(driver.send(.captureStarted(number, source: "mic")).answers[1] == .success(.state(.recording)))
+        let opened = driver.send(.captureStarted(number, source: "mic"))
+        #expect(opened.answers[1] == .success(.state(.recording)), "a hotkey does not wait for audio")
+        #expect(driver.send(.audioFlowing(number)).isEmpty)
         driver.send(.toggle(2, now: MachineDriver.now))
         let ended = driver.send(
             .captureEnded(number, .stopped, closeError: nil, recordedFrames: 960, now: MachineDriver.now))

@@ -33,4 +33,54 @@ struct CapturePipelineTests {
         #expect(sink.isClosed)
         #expect(sink.frames == 10 * CapturePipeline.framesPerRead(sampleRate: RecorderDefaults().sampleRate))
     }
+
+    /// `Record` is answered once audio flows: the pipeline says so after the first read has
+    /// returned, not when the stream opens, and says it once.
+    @Test func audioFlowsAfterTheFirstReadNotWhenTheStreamOpens() async throws {
+        let queue = DispatchQueue(label: "pipeline-test")
+        let backend = FakeBackend(hangAfterReads: 0, hangSeconds: 0.3)  // the first read takes 0.3 s
+        let pipeline = CapturePipeline(
+            request: RecordingRequest(defaults: RecorderDefaults()), backend: backend, sink: FakeSink(),
+            callbackQueue: queue)
+        let events = Mutex<[String]>([])
+        queue.sync {
+            pipeline.onStarted = { _ in events.withLock { $0.append("started") } }
+            pipeline.onAudioFlowing = {
+                let frames = backend.framesRead.withLock { $0 }
+                events.withLock { $0.append("flowing after \(frames) frames") }
+            }
+            pipeline.start()
+        }
+        try await waitUntil(timeout: .seconds(5)) { backend.framesRead.withLock { $0 } >= 10 * 960 }
+        queue.sync { pipeline.stop() }
+        let heard = events.withLock { $0 }
+        #expect(heard.count == 2, "\(heard)")
+        #expect(heard.first == "started")
+        #expect(heard.last?.hasPrefix("flowing after") == true && heard.last != "flowing after 0 frames", "\(heard)")
+    }
+
+    /// An input that delivers in bursts may hold its first audio back for seconds: `Record`
+    /// is not kept waiting past the read grace for it.
+    @Test func aLateFirstReadIsNotWaitedForPastTheReadGrace() async throws {
+        let queue = DispatchQueue(label: "pipeline-test")
+        let backend = FakeBackend(hangAfterReads: 0, hangSeconds: 3)
+        let pipeline = CapturePipeline(
+            request: RecordingRequest(defaults: RecorderDefaults()), backend: backend, sink: FakeSink(),
+            callbackQueue: queue, timeouts: CaptureTimeouts(stall: 60, readGrace: 0.2))
+        let flowed = Mutex<(at: ContinuousClock.Instant?, frames: Int)>((nil, -1))
+        let started = ContinuousClock.now
+        queue.sync {
+            pipeline.onAudioFlowing = {
+                let frames = backend.framesRead.withLock { $0 }
+                flowed.withLock { $0 = (.now, frames) }
+            }
+            pipeline.start()
+        }
+        try await waitUntil(timeout: .seconds(2)) { flowed.withLock { $0.at } != nil }
+        let (at, frames) = flowed.withLock { $0 }
+        let waited = try #require(at) - started
+        #expect(frames == 0, "nothing was read yet")
+        #expect(waited >= .milliseconds(200) && waited < .seconds(1), "announced after \(waited)")
+        queue.sync { pipeline.stop() }
+    }
 }
