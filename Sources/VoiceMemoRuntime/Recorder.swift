@@ -19,7 +19,8 @@ public final class Recorder: @unchecked Sendable {
     private let backend: RecordingBackend
     private let settings: SettingsStore?
     private let journal: RecordingJournal
-    /// Stopped when a recording begins: recording over it would capture it.
+    /// Stopped when a recording begins (recording over it would capture it), and told the
+    /// `SkipSilence` setting, which is saved with the recorder's defaults.
     private let player: MemoPlayer?
     private let queue: DispatchQueue
     private let captureTimeouts: CaptureTimeouts
@@ -44,6 +45,7 @@ public final class Recorder: @unchecked Sendable {
         self.settings = settings
         self.backend = backend
         self.player = player
+        player?.skipsSilence = defaults.skipsSilence
         self.queue = queue
         self.captureTimeouts = captureTimeouts
         self.now = now
@@ -144,6 +146,7 @@ public final class Recorder: @unchecked Sendable {
         try change(&updated)
         guard updated != defaults else { return }
         try settings?.save(updated)
+        player?.skipsSilence = updated.skipsSilence
         send(.defaultsChanged(updated))
     }
 

@@ -28,7 +28,6 @@ final class RecorderService: @unchecked Sendable {
         recorder.notifications.observe { [weak self] in self?.hear($0) }
         player.playingChanged.observe { [weak self] _ in self?.announce(["Playing"]) }
         player.ended.observe { [weak self] in self?.playbackEnded($0.memo, $0.ending) }
-        player.skipsSilence = recorder.defaults.skipsSilence
         server.export(Contract.recorderPath, interfaces: [recorderInterface])
         server.addObjectManager(at: Contract.recorderPath)
         server.addDepartureHandler { [weak self] name in self?.levelWatchers.remove(name) }
@@ -197,7 +196,6 @@ final class RecorderService: @unchecked Sendable {
     private func hear(_ notification: RecorderNotification) {
         switch notification {
         case .changed(let properties):
-            if properties.contains(.skipSilence) { player.skipsSilence = recorder.defaults.skipsSilence }
             announce(properties.map(\.name))
         case .finished(let memo, let successfully):
             // The library heard first: the memo object exists (InterfacesAdded) by now.

@@ -104,6 +104,24 @@ private struct FakePlaybackBackend: PlaybackBackend {
 
 @Suite("Memo player: pause and seek")
 struct MemoPlayerTests {
+    /// `SkipSilence` is saved with the recorder's defaults; the recorder tells the player.
+    @Test func theRecorderKeepsThePlayerSkippingSilenceAsItsDefaultsSay() throws {
+        let queue = DispatchQueue(label: "player-test")
+        let directory = TemporaryDirectory()
+        let player = MemoPlayer(backend: FakePlaybackBackend(output: RecordingOutput()), queue: queue)
+        var defaults = RecorderDefaults()
+        defaults.skipsSilence = true
+        let recorder = Recorder(
+            directory: MemoDirectory(path: directory.path + "/memos"), defaults: defaults, settings: nil,
+            backend: FakeBackend(), player: player, queue: queue)
+        #expect(player.skipsSilence, "from the start")
+        let turnedOff = queue.sync {
+            Result { () throws(RecorderError) in try recorder.updateDefaults { $0.skipsSilence = false } }
+        }
+        try turnedOff.get()
+        #expect(!player.skipsSilence, "after a change")
+    }
+
     @Test func aPausedPlaybackWritesNothingAndResumesAtTheSeekTarget() async throws {
         let queue = DispatchQueue(label: "player-test")
         let output = RecordingOutput()
