@@ -28,3 +28,26 @@ public struct CaptureTimeouts: Equatable, Sendable {
     /// stall is declared within 1⅓ × `stall` and the check costs a wake-up every 2 s.
     package var stallCheckInterval: Double { stall / 3 }
 }
+
+extension CaptureTimeouts {
+    /// What a read that has waited `seconds` means.
+    public enum ReadWait: Equatable, Sendable {
+        /// Reads of a working input complete within this; a stop or sync waits for it.
+        case onTime
+        /// Late beyond the grace: a stop, sync or `Record`'s answer no longer waits for it.
+        case late
+        /// Stalled: the input is gone (`stallLoss`).
+        case stalled
+    }
+
+    /// Judges a read in progress by how long it has waited.
+    public func judge(readWaiting seconds: Double) -> ReadWait {
+        if seconds > stall { return .stalled }
+        return seconds >= readGrace ? .late : .onTime
+    }
+
+    /// The loss a stalled read declares.
+    public var stallLoss: RecorderError {
+        .deviceLost("no audio has come from the input for \(stall) s")
+    }
+}

@@ -36,66 +36,94 @@ public struct Levels: Equatable, Sendable {
     }
 }
 
-/// Accumulates interleaved samples into per-channel sums, one metering window at a time.
-///
-/// Lives on the capture thread and runs on every fragment, so `add` allocates nothing and
-/// walks each channel's samples in one tight loop with its sums in locals: the per-sample
-/// closure and array-indexed sums it replaced cost more CPU than writing the file.
-public struct LevelMeter: Sendable {
-    public let channels: Int
-    /// Frames per window (about 100 ms).
-    public let windowFrames: Int
-    /// Per channel, in units of full scale squared; read only when a window completes.
-    private var sumOfSquares: [Double]
+/// Per-channel sums of a run of interleaved frames: what its levels come from, and what adds
+/// up over a longer run (a metering window of several capture fragments).
+public struct SampleSums: Equatable, Sendable {
+    /// Per channel, in units of full scale squared.
+    public private(set) var sumOfSquares: [Double]
     /// Per channel, in units of full scale.
-    private var peaks: [Double]
-    private var frames = 0
+    public private(set) var peaks: [Double]
+    public private(set) var frameCount = 0
 
-    public init(channels: Int, sampleRate: Int) {
-        self.init(channels: channels, windowFrames: sampleRate / 10)
-    }
-
-    /// A meter whose windows are `windowFrames` long (one capture fragment, to find a sound's start).
-    public init(channels: Int, windowFrames: Int) {
-        self.channels = channels
-        self.windowFrames = max(1, windowFrames)
+    /// Nothing summed yet, on `channels` channels.
+    public init(channels: Int) {
         sumOfSquares = Array(repeating: 0, count: channels)
         peaks = Array(repeating: 0, count: channels)
     }
 
-    /// Adds `frameCount` interleaved frames of `type`; returns the levels of each window that
-    /// this completes (normally none or one).
-    public mutating func add(_ buffer: UnsafeRawBufferPointer, frameCount: Int, type: SampleType) -> Levels? {
-        guard buffer.baseAddress != nil, frameCount > 0 else { return nil }
+    /// The sums of `frameCount` interleaved frames of `type` on `channels` channels.
+    public init(of buffer: UnsafeRawBufferPointer, frameCount: Int, channels: Int, type: SampleType) {
+        self.init(channels: channels)
+        add(buffer, frames: 0..<frameCount, type: type)
+    }
+
+    public var channels: Int { peaks.count }
+
+    /// RMS and peak power of what was summed; silence for nothing.
+    public var levels: Levels {
+        guard frameCount > 0 else { return .silence(channels: channels) }
+        return Levels(
+            average: sumOfSquares.map { Levels.decibels(amplitude: ($0 / Double(frameCount)).squareRoot()) },
+            peak: peaks.map { Levels.decibels(amplitude: $0) })
+    }
+
+    /// Adds the interleaved frames `frames` of `buffer`.
+    ///
+    /// Runs on every captured fragment, so it allocates nothing and walks each channel's
+    /// samples in one tight loop with its sums in locals: the per-sample closure and
+    /// array-indexed sums it replaced cost more CPU than writing the file.
+    public mutating func add(_ buffer: UnsafeRawBufferPointer, frames: Range<Int>, type: SampleType) {
+        guard buffer.baseAddress != nil, !frames.isEmpty else { return }
         precondition(
-            frameCount * channels * type.byteCount <= buffer.count, "the buffer holds fewer frames than counted")
-        var completed: Levels?
-        var frame = 0
-        while frame < frameCount {
-            // Up to the end of the window, so a window's sums never mix in the next one's audio.
-            let count = min(frameCount - frame, windowFrames - frames)
-            for channel in 0..<channels {
-                let first = frame * channels + channel
-                let (sum, peak) =
-                    switch type {
-                    case .int16:
-                        Self.int16Sums(
-                            buffer.bindMemory(to: Int16.self).baseAddress! + first, count: count, stride: channels)
-                    case .int32:
-                        Self.int32Sums(
-                            buffer.bindMemory(to: Int32.self).baseAddress! + first, count: count, stride: channels)
-                    case .float32:
-                        Self.floatSums(
-                            buffer.bindMemory(to: Float.self).baseAddress! + first, count: count, stride: channels)
-                    }
-                sumOfSquares[channel] += sum
-                peaks[channel] = max(peaks[channel], peak)
-            }
-            frame += count
-            frames += count
-            if frames == windowFrames { completed = endWindow() }
+            frames.upperBound * channels * type.byteCount <= buffer.count, "the buffer holds fewer frames than counted")
+        for channel in 0..<channels {
+            let first = frames.lowerBound * channels + channel
+            let (sum, peak) =
+                switch type {
+                case .int16:
+                    Self.int16Sums(
+                        buffer.bindMemory(to: Int16.self).baseAddress! + first, count: frames.count, stride: channels)
+                case .int32:
+                    Self.int32Sums(
+                        buffer.bindMemory(to: Int32.self).baseAddress! + first, count: frames.count, stride: channels)
+                case .float32:
+                    Self.floatSums(
+                        buffer.bindMemory(to: Float.self).baseAddress! + first, count: frames.count, stride: channels)
+                }
+            sumOfSquares[channel] += sum
+            peaks[channel] = max(peaks[channel], peak)
         }
-        return completed
+        frameCount += frames.count
+    }
+
+    /// Adds another run's sums, as if its frames followed these.
+    public mutating func add(_ other: SampleSums) {
+        precondition(other.channels == channels, "sums of different channel counts")
+        for channel in 0..<channels {
+            sumOfSquares[channel] += other.sumOfSquares[channel]
+            peaks[channel] = max(peaks[channel], other.peaks[channel])
+        }
+        frameCount += other.frameCount
+    }
+
+    /// The sums of the first `count` frames, estimated from the whole run's (a fragment cut
+    /// short by a duration limit): the power is spread evenly, the peak kept.
+    public func prefix(_ count: Int) -> SampleSums {
+        guard count < frameCount else { return self }
+        var cut = self
+        let share = Double(count) / Double(frameCount)
+        cut.sumOfSquares = sumOfSquares.map { $0 * share }
+        cut.frameCount = count
+        return cut
+    }
+
+    /// Back to nothing summed.
+    public mutating func reset() {
+        for channel in 0..<channels {
+            sumOfSquares[channel] = 0
+            peaks[channel] = 0
+        }
+        frameCount = 0
     }
 
     /// Sum of squares and peak of `count` samples `stride` apart, in units of full scale.
@@ -133,22 +161,48 @@ public struct LevelMeter: Sendable {
         }
         return (sum, peak)
     }
+}
 
-    private mutating func endWindow() -> Levels {
-        let levels = Levels(
-            average: sumOfSquares.map { Levels.decibels(amplitude: ($0 / Double(windowFrames)).squareRoot()) },
-            peak: peaks.map { Levels.decibels(amplitude: $0) })
-        reset()
-        return levels
+/// Accumulates interleaved samples into per-channel sums, one metering window at a time.
+public struct LevelMeter: Sendable {
+    public let channels: Int
+    /// Frames per window (about 100 ms).
+    public let windowFrames: Int
+    private var window: SampleSums
+
+    public init(channels: Int, sampleRate: Int) {
+        self.init(channels: channels, windowFrames: sampleRate / 10)
+    }
+
+    /// A meter whose windows are `windowFrames` long (one capture fragment, to find a sound's start).
+    public init(channels: Int, windowFrames: Int) {
+        self.channels = channels
+        self.windowFrames = max(1, windowFrames)
+        window = SampleSums(channels: channels)
+    }
+
+    /// Adds `frameCount` interleaved frames of `type`; returns the levels of each window that
+    /// this completes (normally none or one).
+    public mutating func add(_ buffer: UnsafeRawBufferPointer, frameCount: Int, type: SampleType) -> Levels? {
+        guard buffer.baseAddress != nil, frameCount > 0 else { return nil }
+        var completed: Levels?
+        var frame = 0
+        while frame < frameCount {
+            // Up to the end of the window, so a window's sums never mix in the next one's audio.
+            let count = min(frameCount - frame, windowFrames - window.frameCount)
+            window.add(buffer, frames: frame..<(frame + count), type: type)
+            frame += count
+            if window.frameCount == windowFrames {
+                completed = window.levels
+                window.reset()
+            }
+        }
+        return completed
     }
 
     /// Drops a partly filled window (after a pause, so old audio does not leak into new levels).
     public mutating func reset() {
-        frames = 0
-        for channel in 0..<channels {
-            sumOfSquares[channel] = 0
-            peaks[channel] = 0
-        }
+        window.reset()
     }
 }
 

@@ -8,8 +8,11 @@ import VoiceMemoCore
 /// `@unchecked Sendable`: owned by the recorder's queue (`callbackQueue`). Every public method
 /// is called there (checked with `dispatchPrecondition`) and every callback is delivered
 /// there. The capture thread shares only `shared` (one lock), the `recordedFrameCount`
-/// counter, its `ReadWatch`, the semaphore that wakes a reconnect, and the file once
-/// `shared` says it is attached.
+/// counter, the `hasAudioFlowed` flag, its `ReadWatch`, the semaphore that wakes a reconnect,
+/// and the file once `shared` says it is attached.
+///
+/// What to do with each fragment is the `CapturePolicy`'s to decide; the capture thread reads,
+/// hands it the fragment's facts and the requests in force, and carries out its answer.
 public final class CapturePipeline: @unchecked Sendable {
     /// How a pipeline ended.
     public typealias Ending = CaptureEnding
@@ -39,53 +42,38 @@ public final class CapturePipeline: @unchecked Sendable {
     private let request: RecordingRequest
     private let backend: RecordingBackend
     /// The file, once there is one: from the start, or from `attach(_:)` for a recording
-    /// that waits for sound. Written once on the callback queue, before `isSinkAttached` is
+    /// that waits for sound. Written once on the callback queue, before `isFileAttached` is
     /// set under `shared`'s lock; the capture thread reads it only after seeing that flag.
     private var attachedSink: AudioFileSink?
     private let callbackQueue: DispatchQueue
     private let timeouts: CaptureTimeouts
-    private let framesPerRead: Int
-    private let syncInterval: Int
-    /// Fragments read and kept back from the file (see `pinnedHoldback`).
-    private let heldFragments: Int
-
-    /// What decides how the capture thread treats a fragment: the queue's requests, and what
-    /// the thread has learnt about the recording (kept here, not on the thread, because a
-    /// thread abandoned in a hung read hands the recording on to a new one).
-    private struct Controls {
-        /// Whether `attachedSink` is set.
-        var isSinkAttached: Bool
-        /// Whether the recording still waits for sound (keeping only its pre-roll).
-        var isWaitingForSound: Bool
-        /// Frames of pre-roll the memo begins with: silence that must not count towards
-        /// `stop-after-silence`, or a long pre-roll would end the memo before its sound.
-        var preRollFrames = 0
-        var isPaused = false
-        /// Held audio is dropped rather than written: set only with `isPaused`, cleared only
-        /// with it, so the capture thread sees the drop with the pause.
-        var dropsHeldAudio = false
-        var isStopRequested = false
-        var isGivenUp = false
-        /// Cleared by the capture thread as it opens a new stream.
-        var isReopenRequested = false
-        var isMeteringEnabled = false
-    }
+    /// The decisions on every fragment. Owned by the capture thread in charge: a thread
+    /// abandoned in a hung read never touches it again, and its successor starts after the
+    /// abandonment (ordered by the `ReadWatch`'s lock).
+    private var policy: CapturePolicy
 
     /// Everything the recorder's queue and the capture thread share but the frame counter,
     /// the watch and the reconnect semaphore.
     private struct Shared {
-        var controls: Controls
+        var requests: CaptureRequests
         /// The levels of the last metering window; silence while paused.
         var levels: Levels
         /// Callers of `synchronize(completion:)` waiting for the capture thread.
         var synchronizations: [@Sendable () -> Void] = []
+
+        /// The requests in force, a sync among them if someone waits for one.
+        var snapshot: CaptureRequests {
+            var now = requests
+            now.isSynchronizationRequested = !synchronizations.isEmpty
+            return now
+        }
     }
 
-    /// One lock for all the queue and the thread share: the thread takes a snapshot of
-    /// `controls` before and after each read, so it never acts on half of a request.
+    /// One lock for all the queue and the thread share: the thread takes a snapshot of the
+    /// requests before and after each read, so it never acts on half of a request.
     private let shared: Mutex<Shared>
     /// An atomic, not in `shared`: a plain counter the capture thread adds to and the queue
-    /// reads at any time; nothing is decided on it together with the controls.
+    /// reads at any time; nothing is decided on it together with the requests.
     private let recordedFrameCount = Atomic<Int>(0)
     /// Whether `onAudioFlowing` was delivered; set on the callback queue, read by the capture
     /// thread so that it stops asking after its first reads.
@@ -100,13 +88,7 @@ public final class CapturePipeline: @unchecked Sendable {
     private var hasEnded = false
 
     /// Frames per read: 20 ms keeps stop and pause within a fragment of the request.
-    public static func framesPerRead(sampleRate: UInt32) -> Int { Int(sampleRate) / 50 }
-
-    /// How much of its newest audio a recording pinned to a source keeps back from the file,
-    /// in seconds. When the source vanishes, the server may move the stream to a stand-in
-    /// at once and the news comes a few fragments later; `pause(droppingHeldAudio:)` then
-    /// drops what is held rather than record from an input nobody chose.
-    public static let pinnedHoldback = 0.1
+    public static func framesPerRead(sampleRate: UInt32) -> Int { CapturePolicy.framesPerRead(sampleRate: sampleRate) }
 
     public init(
         request: RecordingRequest, backend: RecordingBackend, sink: AudioFileSink?, callbackQueue: DispatchQueue,
@@ -117,23 +99,18 @@ public final class CapturePipeline: @unchecked Sendable {
         self.attachedSink = sink
         self.callbackQueue = callbackQueue
         self.timeouts = timeouts
-        self.framesPerRead = Self.framesPerRead(sampleRate: request.sampleRate)
-        // Sync every second: at most a second lost to a power failure, little disk churn.
-        self.syncInterval = Int(request.sampleRate)
-        self.heldFragments =
-            request.source == nil
-            ? 0 : Int((Self.pinnedHoldback * Double(request.sampleRate) / Double(framesPerRead)).rounded(.up))
+        let waitsForSound = sink == nil && request.startsOnSound
+        self.policy = CapturePolicy(request: request, waitsForSound: waitsForSound)
         self.shared = Mutex(
             Shared(
-                controls: Controls(
-                    isSinkAttached: sink != nil, isWaitingForSound: sink == nil && request.startsOnSound),
+                requests: CaptureRequests(isFileAttached: sink != nil),
                 levels: .silence(channels: Int(request.channels))))
     }
 
     /// The file, if it exists yet, as of this moment: for closing it, on either side. (The
-    /// pumping thread goes by its snapshot of the controls; the queue, which attaches the
+    /// pumping thread goes by its snapshot of the requests; the queue, which attaches the
     /// file, may use `attachedSink` directly.)
-    private var sink: AudioFileSink? { shared.withLock { $0.controls.isSinkAttached } ? attachedSink : nil }
+    private var sink: AudioFileSink? { shared.withLock { $0.requests.isFileAttached } ? attachedSink : nil }
 
     /// Hands over the file of a recording that heard its sound (after `onSoundStarted`);
     /// the audio kept since, pre-roll first, goes into it. Called on the callback queue.
@@ -141,17 +118,13 @@ public final class CapturePipeline: @unchecked Sendable {
         dispatchPrecondition(condition: .onQueue(callbackQueue))
         precondition(attachedSink == nil, "a pipeline writes one file")
         attachedSink = sink
-        shared.withLock { $0.controls.isSinkAttached = true }  // after the sink: who sees the flag sees it
+        shared.withLock { $0.requests.isFileAttached = true }  // after the sink: who sees the flag sees it
     }
-
-    /// Fragments a recording that heard its sound may keep while its file is being created,
-    /// beyond the pre-roll: a second, far more than creating a file takes.
-    static let attachSlack = 1.0
 
     /// Whether `onLevels` is called; levels are measured either way, for `levels`.
     public var isMeteringEnabled: Bool {
-        get { shared.withLock { $0.controls.isMeteringEnabled } }
-        set { shared.withLock { $0.controls.isMeteringEnabled = newValue } }
+        get { shared.withLock { $0.requests.isMeteringEnabled } }
+        set { shared.withLock { $0.requests.isMeteringEnabled = newValue } }
     }
 
     /// The levels of the last metering window; silence while paused.
@@ -178,8 +151,8 @@ public final class CapturePipeline: @unchecked Sendable {
         let silence = Levels.silence(channels: Int(request.channels))
         // One lock: the capture thread sees the drop with the pause, and publishes no levels after.
         shared.withLock { shared in
-            shared.controls.isPaused = true
-            if droppingHeldAudio { shared.controls.dropsHeldAudio = true }
+            shared.requests.isPaused = true
+            if droppingHeldAudio { shared.requests.dropsHeldAudio = true }
             shared.levels = silence
         }
     }
@@ -188,8 +161,8 @@ public final class CapturePipeline: @unchecked Sendable {
     public func resume() {
         dispatchPrecondition(condition: .onQueue(callbackQueue))
         shared.withLock { shared in
-            shared.controls.isPaused = false
-            shared.controls.dropsHeldAudio = false
+            shared.requests.isPaused = false
+            shared.requests.dropsHeldAudio = false
         }
     }
 
@@ -216,7 +189,7 @@ public final class CapturePipeline: @unchecked Sendable {
     /// has not delivered by then is not in the memo.
     public func stop() {
         dispatchPrecondition(condition: .onQueue(callbackQueue))
-        shared.withLock { $0.controls.isStopRequested = true }
+        shared.withLock { $0.requests.isStopRequested = true }
         reconnectWakeup.signal()
         endWithoutLateRead(.stopped)
     }
@@ -224,9 +197,9 @@ public final class CapturePipeline: @unchecked Sendable {
     /// Stops waiting for a lost capture stream: the recording ends with `.captureFailed`.
     public func giveUp() {
         dispatchPrecondition(condition: .onQueue(callbackQueue))
-        shared.withLock { $0.controls.isGivenUp = true }
+        shared.withLock { $0.requests.isGivenUp = true }
         reconnectWakeup.signal()
-        endWithoutLateRead(.captureFailed(Self.gaveUp))
+        endWithoutLateRead(.captureFailed(CapturePolicy.gaveUp))
     }
 
     /// Closes the capture stream after the read in progress and opens a new one for the same
@@ -238,7 +211,7 @@ public final class CapturePipeline: @unchecked Sendable {
         dispatchPrecondition(condition: .onQueue(callbackQueue))
         guard !hasEnded else { return }
         guard afterLoss || watch.isStalled, watch.abandon() else {
-            return shared.withLock { $0.controls.isReopenRequested = true }
+            return shared.withLock { $0.requests.isReopenRequested = true }
         }
         watch = ReadWatch()
         startThread(watch: watch, isRestart: true)
@@ -261,8 +234,6 @@ public final class CapturePipeline: @unchecked Sendable {
         }
     }
 
-    private static let gaveUp = RecorderError.audioServer("the audio input did not come back in time")
-
     private func startThread(watch: ReadWatch, isRestart: Bool) {
         // It blocks in `read` for as long as the recording lasts, and ends with the stream.
         DedicatedThread.start(name: "vm-capture") { [self] in
@@ -276,7 +247,7 @@ public final class CapturePipeline: @unchecked Sendable {
         var current: AudioCapture?
         var ending: Ending
         do {
-            current = try backend.openCapture(request: request, framesPerRead: framesPerRead)
+            current = try backend.openCapture(request: request, framesPerRead: policy.framesPerRead)
             let name = current!.sourceName
             deliver { pipeline in
                 if isRestart {
@@ -304,7 +275,7 @@ public final class CapturePipeline: @unchecked Sendable {
                 case .reopen:
                     current = nil  // one stream at a time: close the old before opening the new
                     do {
-                        current = try backend.openCapture(request: request, framesPerRead: framesPerRead)
+                        current = try backend.openCapture(request: request, framesPerRead: policy.framesPerRead)
                         let name = current!.sourceName
                         deliver { $0.onCaptureRestored?(name) }
                         continue
@@ -319,7 +290,7 @@ public final class CapturePipeline: @unchecked Sendable {
             }
             // A lost stream is not the end of the memo: wait for the server (or device) to
             // come back and go on writing into the same, still valid, file.
-            guard case .captureFailed(let error) = ending, !shared.withLock({ $0.controls.isGivenUp }) else { break }
+            guard case .captureFailed(let error) = ending, !shared.withLock({ $0.requests.isGivenUp }) else { break }
             current = nil
             deliver { $0.onCaptureLost?(error) }
             guard let restored = reconnect() else { break }
@@ -369,19 +340,18 @@ public final class CapturePipeline: @unchecked Sendable {
         }
     }
 
-    /// Opens a new capture stream with growing pauses (100 ms … 1 s) until it works, or
+    /// Opens a new capture stream with growing pauses (`ReconnectBackoff`) until it works, or
     /// returns nil once the recording is stopped or given up.
     private func reconnect() -> AudioCapture? {
-        var pause = 100
-        while shared.withLock({ !$0.controls.isStopRequested && !$0.controls.isGivenUp }) {
-            if let capture = try? backend.openCapture(request: request, framesPerRead: framesPerRead) {
-                shared.withLock { $0.controls.isReopenRequested = false }  // a new stream is what it asked for
+        var backoff = ReconnectBackoff()
+        while shared.withLock({ !$0.requests.isStopRequested && !$0.requests.isGivenUp }) {
+            if let capture = try? backend.openCapture(request: request, framesPerRead: policy.framesPerRead) {
+                shared.withLock { $0.requests.isReopenRequested = false }  // a new stream is what it asked for
                 return capture
             }
             // A stop or give-up ends the pause at once; one that came since the check above
             // left its signal in the semaphore, so it is not missed.
-            _ = reconnectWakeup.wait(timeout: .now() + .milliseconds(pause))
-            pause = min(pause * 2, 1000)
+            _ = reconnectWakeup.wait(timeout: .now() + .milliseconds(Int(backoff.nextPause() * 1000)))
         }
         return nil
     }
@@ -395,140 +365,74 @@ public final class CapturePipeline: @unchecked Sendable {
         case abandoned
     }
 
+    /// Moves one stream's audio into the file: reads, hands each fragment to the policy, and
+    /// carries out its answer, until the answer ends or turns the stream.
     private func pump(from capture: AudioCapture, watch: ReadWatch) -> PumpResult {
         let sampleType = request.format.sampleType(for: request.quality)
-        let bytesPerFrame = Int(request.channels) * sampleType.byteCount
-        var trigger = SoundTrigger(request: request, framesPerRead: framesPerRead)
-        let slack = Int((Self.attachSlack * Double(request.sampleRate) / Double(framesPerRead)).rounded(.up))
-        // What the queue asks: a fresh snapshot before and after every read.
-        var now = shared.withLock { $0.controls }
-        /// The file, once `now` says it is attached (it never changes after).
-        var sink: AudioFileSink? { now.isSinkAttached ? attachedSink : nil }
-        // One slot more than is held back: the read in progress. Waiting for sound, the
-        // pre-roll and the audio that comes while the file is created are held too.
+        let channels = Int(request.channels)
         let held = HeldAudio(
-            capacity: max(heldFragments, sink == nil ? trigger.preRollFragments + slack : 0) + 1,
-            fragmentBytes: framesPerRead * bytesPerFrame)
-        let limit = request.frameLimit
-        let silenceLimit = request.silenceFrameLimit
-        var meter = LevelMeter(channels: Int(request.channels), sampleRate: Int(request.sampleRate))
-        var silentFrames = 0
-        var framesSinceSync = 0
-
-        /// Writes the oldest held fragment (no further than the frame limit); the ending it
-        /// brings, if any.
-        func writeOldest() -> Ending? {
-            var frames = framesPerRead
-            if let limit { frames = min(frames, limit - recordedFrames) }
-            let written = UnsafeRawBufferPointer(rebasing: held.oldest[0..<(frames * bytesPerFrame)])
-            held.removeOldest()  // its bytes stay put until the next read
-            do {
-                try sink!.write(written, frameCount: frames)
-                framesSinceSync += frames
-                if framesSinceSync >= syncInterval {
-                    try sink!.synchronize()
-                    framesSinceSync = 0
-                }
-                if synchronizeIfRequested(sink) { framesSinceSync = 0 }
-            } catch {
-                return .writeFailed(error)
-            }
-            recordedFrameCount.add(frames, ordering: .relaxed)
-            if let levels = meter.add(written, frameCount: frames, type: sampleType) {
-                publish(levels)
-                let isSilent = (levels.average.max() ?? Levels.floor) < request.silenceThreshold
-                let isPreRoll = recordedFrames <= now.preRollFrames
-                silentFrames = isSilent && !isPreRoll ? silentFrames + meter.windowFrames : 0
-                if let silenceLimit, silentFrames >= silenceLimit { return .silenceReached }
-            }
-            if let limit, recordedFrames >= limit { return .durationReached }
-            return nil
-        }
-
-        /// Writes everything held back, read before whatever ends or pauses the pumping, unless
-        /// a lost input had it dropped.
-        func writeHeld() -> Ending? {
-            // Still waiting for sound (or for its file): the pre-roll is not a memo.
-            guard sink != nil else {
-                held.removeAll()
-                return nil
-            }
-            // Nothing is held while paused, so a drop seen again on a later fragment is harmless.
-            if now.dropsHeldAudio { held.removeAll() }
-            while !held.isEmpty {
-                if let ending = writeOldest() { return ending }
-            }
-            return nil
-        }
-
+            capacity: policy.heldCapacity, fragmentBytes: policy.framesPerRead * channels * sampleType.byteCount)
+        // What was held by a stream abandoned in a hung read went with it.
+        policy.forgetHeld()
         while true {
-            // Asked again as each read begins, not only as the last one ended: a stop that came
+            // Asked as each read begins, not only as the last one ended: a stop that came
             // while this thread wrote ends the memo now, not a fragment later.
-            now = shared.withLock { $0.controls }
-            // A stop that arrives before the first write still waits for one fragment, so a
-            // memo toggled off at once holds audio (an Opus stream with no packets is malformed).
-            guard !now.isStopRequested || (recordedFrames == 0 && held.isEmpty && !now.isPaused && sink != nil)
-            else { break }
-            if now.isReopenRequested {
-                shared.withLock { $0.controls.isReopenRequested = false }  // this reopen answers it
-                return writeHeld().map { .ended($0) } ?? .reopen
-            }
-            if now.isGivenUp { return .ended(writeHeld() ?? .captureFailed(Self.gaveUp)) }
+            var requests = shared.withLock { $0.snapshot }
+            if let result = carryOut(policy.beforeRead(requests), requests, held, capture) { return result }
             let slot = held.next
             guard
                 let (result, endedStall) = watch.watch({
                     Result { () throws(RecorderError) in try capture.read(into: slot) }
                 })
             else { return .abandoned }
-            now = shared.withLock { $0.controls }
-            if case .failure(let error) = result { return writeHeld().map { .ended($0) } ?? .lost(error) }
-            if !hasAudioFlowed.load(ordering: .relaxed) { deliver { $0.announceAudioFlowing() } }
-            if endedStall {
+            requests = shared.withLock { $0.snapshot }
+            let actions =
+                switch result {
+                case .success:
+                    policy.fragmentRead(
+                        SampleSums(
+                            of: UnsafeRawBufferPointer(slot), frameCount: policy.framesPerRead, channels: channels,
+                            type: sampleType),
+                        requests, endedStall: endedStall)
+                case .failure(let error): policy.readFailed(error, requests)
+                }
+            if let result = carryOut(actions, requests, held, capture) { return result }
+        }
+    }
+
+    /// Carries out the policy's `actions` on `held` and the file; how the stream ends, if it does.
+    private func carryOut(
+        _ actions: [CaptureAction], _ requests: CaptureRequests, _ held: HeldAudio, _ capture: AudioCapture
+    ) -> PumpResult? {
+        let sink = requests.isFileAttached ? attachedSink : nil
+        let bytesPerFrame = held.fragmentBytes / policy.framesPerRead
+        for action in actions {
+            switch action {
+            case .hold: held.append()
+            case .write(let frames):
+                let fragment = UnsafeRawBufferPointer(rebasing: held.oldest[0..<(frames * bytesPerFrame)])
+                held.removeOldest()  // its bytes stay put until the next read
+                do { try sink!.write(fragment, frameCount: frames) } catch { return .ended(.writeFailed(error)) }
+                recordedFrameCount.add(frames, ordering: .relaxed)
+            case .drop(let count): held.removeOldest(count)
+            case .synchronize:
+                do { try sink?.synchronize() } catch { return .ended(.writeFailed(error)) }
+                for completion in takeSynchronizations() { callbackQueue.async(execute: completion) }
+            case .reportLevels(let levels, let time): publish(levels, time: time)
+            case .reportAudioFlowing:
+                if !hasAudioFlowed.load(ordering: .relaxed) { deliver { $0.announceAudioFlowing() } }
+            case .reportSoundStarted: deliver { $0.onSoundStarted?() }
+            case .reportInputBack:
                 let name = capture.sourceName
                 deliver { $0.onCaptureRestored?(name) }
-            }
-            // A read that completes after a pause or stop request holds mostly audio from
-            // after the request, so it is dropped for pause but kept for stop.
-            if now.isPaused {
-                if let ending = writeHeld() { return .ended(ending) }
-                meter.reset()
-                // Entering a pause: bring the file on disk (header included) up to date, so
-                // a paused memo is whole on disk for as long as the pause lasts.
-                if framesSinceSync > 0 {
-                    do { try sink?.synchronize() } catch { return .ended(.writeFailed(error)) }
-                    framesSinceSync = 0
-                }
-                if synchronizeIfRequested(sink) { framesSinceSync = 0 }
-                continue
-            }
-            held.append()
-            if sink == nil {
-                if now.isWaitingForSound {
-                    if trigger.hearsSound(in: held.newest, frameCount: framesPerRead) {
-                        let preRoll = (held.count - 1) * framesPerRead
-                        now = shared.withLock { shared in
-                            shared.controls.isWaitingForSound = false
-                            shared.controls.preRollFrames = preRoll
-                            return shared.controls
-                        }
-                        deliver { $0.onSoundStarted?() }
-                    } else {
-                        // Only the newest pre-roll is kept; the fragment read last is its end.
-                        while held.count > trigger.preRollFragments { held.removeOldest() }
-                    }
-                } else if held.count == held.capacity {
-                    held.removeOldest()  // the file is late beyond all reason: the oldest pre-roll goes
-                }
-                continue
-            }
-            while held.count > heldFragments {
-                if let ending = writeOldest() { return .ended(ending) }
-            }
-            if let limit, recordedFrames + held.count * framesPerRead >= limit, let ending = writeHeld() {
-                return .ended(ending)
+            case .end(let ending): return .ended(ending)
+            case .declareLost(let error): return .lost(error)
+            case .reopen:
+                shared.withLock { $0.requests.isReopenRequested = false }  // this reopen answers it
+                return .reopen
             }
         }
-        return .ended(writeHeld() ?? .stopped)
+        return nil
     }
 
     /// Checks now and then (every `timeouts.stallCheckInterval`) that no read has stalled.
@@ -544,32 +448,22 @@ public final class CapturePipeline: @unchecked Sendable {
 
     private func checkForHungRead() {
         dispatchPrecondition(condition: .onQueue(callbackQueue))
-        guard watch.declareStall(after: timeouts.stall) else { return }
+        guard watch.declareStall(when: { timeouts.judge(readWaiting: $0) == .stalled }) else { return }
         // Nothing is written while the read hangs: make the file on disk whole meanwhile, for
         // those waiting on the hung thread too.
         if watch.borrowFile({ try? attachedSink?.synchronize() }) { completeSynchronizations() }
-        onCaptureLost?(.deviceLost("no audio has come from the input for \(timeouts.stall) s"))
+        onCaptureLost?(timeouts.stallLoss)
     }
 
-    /// Syncs `sink` if someone asked to, and tells them; whether it synced.
-    private func synchronizeIfRequested(_ sink: AudioFileSink?) -> Bool {
-        let waiting = takeSynchronizations()
-        guard !waiting.isEmpty else { return false }
-        try? sink?.synchronize()
-        for completion in waiting { callbackQueue.async(execute: completion) }
-        return true
-    }
-
-    private func publish(_ levels: Levels) {
+    private func publish(_ levels: Levels, time: Double) {
         // Held-back audio written as a pause begins is old news: a paused meter reads silence.
         // Checked under the lock `pause()` silences the meter under, so none slips in after.
         let isReported = shared.withLock { shared in
-            guard !shared.controls.isPaused else { return false }
+            guard !shared.requests.isPaused else { return false }
             shared.levels = levels
-            return shared.controls.isMeteringEnabled
+            return shared.requests.isMeteringEnabled
         }
         guard isReported else { return }
-        let time = currentTime
         deliver { $0.onLevels?(levels, time) }
     }
 

@@ -1,12 +1,10 @@
-/// Fragments read from the capture stream and not yet written, oldest first, in one
-/// allocation made when pumping starts (the capture thread allocates nothing per fragment).
-///
-/// A recording pinned to a source keeps its newest audio back for a moment: when that
-/// source vanishes, the server may move the stream to a stand-in before anyone hears of it,
-/// and the stand-in's audio must still be droppable then.
+/// The bytes of the fragments read from a capture stream and not yet written, oldest first,
+/// in one allocation made when pumping starts. How many are held, and why, is the
+/// `CapturePolicy`'s business; this only keeps them.
 final class HeldAudio {
     private let storage: UnsafeMutableRawBufferPointer
-    private let fragmentBytes: Int
+    /// Bytes per fragment.
+    let fragmentBytes: Int
     /// How many fragments fit.
     let capacity: Int
     private var first = 0
@@ -38,24 +36,14 @@ final class HeldAudio {
         count += 1
     }
 
-    /// The fragment appended last.
-    var newest: UnsafeRawBufferPointer {
-        precondition(count > 0)
-        return UnsafeRawBufferPointer(slot((first + count - 1) % capacity))
-    }
-
     /// The oldest fragment; valid until the next read into `next`.
     var oldest: UnsafeRawBufferPointer { UnsafeRawBufferPointer(slot(first)) }
 
-    func removeOldest() {
-        precondition(count > 0)
-        first = (first + 1) % capacity
-        count -= 1
-    }
-
-    func removeAll() {
-        first = 0
-        count = 0
+    /// Forgets the `count` oldest fragments (one by default).
+    func removeOldest(_ count: Int = 1) {
+        precondition(count <= self.count)
+        first = (first + count) % capacity
+        self.count -= count
     }
 
     private func slot(_ index: Int) -> UnsafeMutableRawBufferPointer {

@@ -65,15 +65,15 @@ final class ReadWatch: Sendable {
 
     // MARK: Recorder's queue
 
-    /// Declares the read in progress hung once it has waited longer than `timeout` seconds;
+    /// Declares the read in progress hung once `isStall` says so of the seconds it has waited;
     /// true only the first time.
-    func declareStall(after timeout: Double) -> Bool {
+    func declareStall(when isStall: (Double) -> Bool) -> Bool {
         state.withLock { state in
             guard state.phase == .reading, !state.isStalled else { return false }
             // Both clock readings are taken under the lock, so this one is never before
             // `readStart` (read outside, it could be, and the unsigned difference would be huge).
             let now = DispatchTime.now().uptimeNanoseconds
-            guard now > state.readStart, Double(now - state.readStart) / 1e9 > timeout else { return false }
+            guard now > state.readStart, isStall(Double(now - state.readStart) / 1e9) else { return false }
             state.isStalled = true
             return true
         }

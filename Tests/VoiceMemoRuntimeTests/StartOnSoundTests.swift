@@ -60,7 +60,7 @@ struct StartOnSoundTests {
 
     @Test func theTriggerHearsTheFirstLoudFragment() throws {
         let request = try RecordingRequest(defaults: RecorderDefaults(), options: Self.options, now: 0)
-        var trigger = SoundTrigger(request: request, framesPerRead: 160)
+        let trigger = SoundTrigger(request: request, framesPerRead: 160)
         var silence = [Int16](repeating: 0, count: 160)
         var tone = (0..<160).map { Int16(3000 * sin(Double($0) * 0.3)) }  // about -21 dBFS RMS
         #expect(!silence.withUnsafeMutableBytes { trigger.hearsSound(in: UnsafeRawBufferPointer($0), frameCount: 160) })

@@ -1,0 +1,295 @@
+/// What the recorder's queue asks of the capture thread, as a snapshot taken before and after
+/// each read, so a fragment is never judged by half of a request.
+public struct CaptureRequests: Equatable, Sendable {
+    /// Whether the memo's file exists: from the start, or once a recording that waited for
+    /// sound has its file.
+    public var isFileAttached: Bool
+    public var isPaused = false
+    /// Audio held back is dropped rather than written (it may come from a stand-in for a
+    /// vanished input): set only with `isPaused`, so the drop is seen with the pause.
+    public var dropsHeldAudio = false
+    public var isStopRequested = false
+    public var isGivenUp = false
+    /// The input changed or came back without the server moving the stream: open a new one.
+    public var isReopenRequested = false
+    /// Whether levels are delivered as they are measured (they are measured either way).
+    public var isMeteringEnabled = false
+    /// Someone waits for the file on disk to hold everything written so far.
+    public var isSynchronizationRequested = false
+
+    public init(isFileAttached: Bool) {
+        self.isFileAttached = isFileAttached
+    }
+}
+
+/// One step of carrying out the policy's answer, in the order given.
+public enum CaptureAction: Equatable, Sendable {
+    /// Keep the fragment just read, as the newest audio held back from the file.
+    case hold
+    /// Write the first `frames` frames of the oldest fragment held; it is held no more.
+    case write(frames: Int)
+    /// Forget the `count` oldest fragments held, unwritten.
+    case drop(count: Int)
+    /// Bring the file on disk up to date (header included), and tell whoever waits for that.
+    case synchronize
+    /// A metering window ended with `levels`, at `time` seconds of the memo.
+    case reportLevels(Levels, time: Double)
+    /// The first audio has been read: the input works.
+    case reportAudioFlowing
+    /// A recording that waits for sound heard it; its file can be made.
+    case reportSoundStarted
+    /// The input delivers again after a stall.
+    case reportInputBack
+    /// The recording ends here.
+    case end(CaptureEnding)
+    /// The stream is lost: the file stays open while a new stream is sought.
+    case declareLost(RecorderError)
+    /// Close this stream and open a new one for the same file.
+    case reopen
+}
+
+/// The capture policy: what to do with each fragment of captured audio, decided from its
+/// facts and the requests in force, apart from the thread that reads and writes.
+///
+/// It keeps the books of the audio in flight (what is held back, written, metered, silent)
+/// and answers with `CaptureAction`s; the capture pipeline only carries them out. The rules:
+/// - a duration ends the memo at exactly its frame count; a silence limit after that much
+///   continuous silence, not counting the pre-roll;
+/// - a stop keeps the fragment in flight (it holds audio from before the request), and a stop
+///   before anything was written waits for one fragment, so no memo is empty;
+/// - a recording pinned to a source holds its newest `pinnedHoldback` back, droppable if the
+///   source turns out to have vanished;
+/// - waiting for sound keeps only the newest pre-roll, and the memo begins with it;
+/// - a pause drops what is read meanwhile, writes (or drops) what was held, and brings the
+///   file on disk up to date; the file is also synced every second and on request;
+/// - anything held is written before the stream ends, unless a lost input had it dropped.
+public struct CapturePolicy: Sendable {
+    /// Frames per read: 20 ms keeps stop and pause within a fragment of the request.
+    public static func framesPerRead(sampleRate: UInt32) -> Int { Int(sampleRate) / 50 }
+
+    /// How much of its newest audio a recording pinned to a source keeps back from the file,
+    /// in seconds. When the source vanishes, the server may move the stream to a stand-in
+    /// at once and the news comes a few fragments later.
+    public static let pinnedHoldback = 0.1
+
+    /// How long, beyond its pre-roll, a recording that heard its sound keeps audio while its
+    /// file is being created: a second, far more than creating a file takes.
+    public static let attachSlack = 1.0
+
+    public let framesPerRead: Int
+    /// The most fragments ever held, counting the one being read.
+    public let heldCapacity: Int
+    /// Frames written so far (pauses excluded).
+    public private(set) var recordedFrames = 0
+    /// Fragments read and not yet written or dropped.
+    public private(set) var heldCount = 0
+
+    private let sampleRate: Double
+    private let frameLimit: Int?
+    private let silenceFrameLimit: Int?
+    private let silenceThreshold: Double
+    private let trigger: SoundTrigger
+    /// Fragments a pinned recording holds back while it writes.
+    private let heldBack: Int
+    private let syncInterval: Int
+    private let fragmentsPerWindow: Int
+    /// The sums of each fragment held, oldest first.
+    private var heldSums: [SampleSums] = []
+    private var window: SampleSums
+    private var fragmentsInWindow = 0
+    private var isWaitingForSound: Bool
+    /// Frames of pre-roll the memo begins with: silence that must not count towards the
+    /// silence limit, or a long pre-roll would end the memo before its sound.
+    private var preRollFrames = 0
+    private var silentFrames = 0
+    private var framesSinceSync = 0
+    private var hasAudioFlowed = false
+
+    /// The policy for `request`; `waitsForSound` when it has no file until it hears sound.
+    public init(request: RecordingRequest, waitsForSound: Bool) {
+        framesPerRead = Self.framesPerRead(sampleRate: request.sampleRate)
+        sampleRate = Double(request.sampleRate)
+        frameLimit = request.frameLimit
+        silenceFrameLimit = request.silenceFrameLimit
+        silenceThreshold = request.silenceThreshold
+        trigger = SoundTrigger(request: request, framesPerRead: framesPerRead)
+        isWaitingForSound = waitsForSound
+        let fragmentsPerSecond = sampleRate / Double(framesPerRead)
+        heldBack = request.source == nil ? 0 : Int((Self.pinnedHoldback * fragmentsPerSecond).rounded(.up))
+        let slack = Int((Self.attachSlack * fragmentsPerSecond).rounded(.up))
+        let waitingRoom = waitsForSound ? trigger.preRollFragments + slack : 0
+        heldCapacity = max(heldBack, waitingRoom) + 1
+        // Sync every second: at most a second lost to a power failure, little disk churn.
+        syncInterval = Int(request.sampleRate)
+        // About 100 ms, in whole fragments, so a window never splits a fragment.
+        fragmentsPerWindow = max(1, Int((fragmentsPerSecond / 10).rounded()))
+        window = SampleSums(channels: Int(request.channels))
+        heldSums.reserveCapacity(heldCapacity)
+    }
+
+    /// Frames in one metering window.
+    public var windowFrames: Int { fragmentsPerWindow * framesPerRead }
+
+    /// A new stream begins: what a stream abandoned in a hung read held went with it (one that
+    /// ended normally held nothing by then).
+    public mutating func forgetHeld() {
+        heldSums.removeAll(keepingCapacity: true)
+        heldCount = 0
+    }
+
+    /// Before each read: whether the requests end or turn this stream instead (empty: read).
+    public mutating func beforeRead(_ requests: CaptureRequests) -> [CaptureAction] {
+        var actions: [CaptureAction] = []
+        // Nothing written yet: a stop waits for one fragment more, so a memo toggled off at
+        // once holds audio (an Opus stream with no packets is malformed).
+        let awaitsFirstFragment =
+            recordedFrames == 0 && heldCount == 0 && !requests.isPaused && requests.isFileAttached
+        if requests.isStopRequested && !awaitsFirstFragment {
+            finish(with: .end(.stopped), requests, into: &actions)
+        } else if requests.isReopenRequested {
+            finish(with: .reopen, requests, into: &actions)
+        } else if requests.isGivenUp {
+            finish(with: .end(.captureFailed(Self.gaveUp)), requests, into: &actions)
+        }
+        return actions
+    }
+
+    /// A fragment was read whose samples sum to `sums`; `endedStall` when the read had been
+    /// declared stalled. The actions begin with `.hold` when the fragment is kept.
+    public mutating func fragmentRead(_ sums: SampleSums, _ requests: CaptureRequests, endedStall: Bool)
+        -> [CaptureAction]
+    {
+        var actions: [CaptureAction] = []
+        if !hasAudioFlowed {
+            hasAudioFlowed = true
+            actions.append(.reportAudioFlowing)
+        }
+        if endedStall { actions.append(.reportInputBack) }
+        // A read that completes after a pause request holds mostly audio from after it: dropped.
+        guard !requests.isPaused else {
+            if writeHeld(requests, into: &actions) { return actions }
+            window.reset()
+            fragmentsInWindow = 0
+            // Entering a pause: the file on disk is brought up to date, so a paused memo is
+            // whole on disk for as long as the pause lasts.
+            if framesSinceSync > 0 || requests.isSynchronizationRequested { synchronize(into: &actions) }
+            return actions
+        }
+        actions.append(.hold)
+        heldSums.append(sums)
+        heldCount += 1
+        guard requests.isFileAttached else {
+            awaitFile(into: &actions)
+            return actions
+        }
+        var syncRequest = requests.isSynchronizationRequested
+        while heldCount > heldBack {
+            if writeOldest(syncRequest: &syncRequest, into: &actions) { return actions }
+        }
+        if let frameLimit, recordedFrames + heldCount * framesPerRead >= frameLimit {
+            _ = writeHeld(requests, into: &actions)
+        }
+        return actions
+    }
+
+    /// A read failed with `error`: what is held is written, then the stream is declared lost.
+    public mutating func readFailed(_ error: RecorderError, _ requests: CaptureRequests) -> [CaptureAction] {
+        var actions: [CaptureAction] = []
+        finish(with: .declareLost(error), requests, into: &actions)
+        return actions
+    }
+
+    /// Why a recording ends when nobody reconnects its input any more.
+    public static let gaveUp = RecorderError.audioServer("the audio input did not come back in time")
+
+    // MARK: Rules
+
+    /// Writes everything held, then `last`, unless writing ends the recording first.
+    private mutating func finish(
+        with last: CaptureAction, _ requests: CaptureRequests, into actions: inout [CaptureAction]
+    ) {
+        if !writeHeld(requests, into: &actions) { actions.append(last) }
+    }
+
+    /// No file yet: keep the pre-roll while waiting for sound, and everything since it was
+    /// heard while the file is being made (up to the room there is).
+    private mutating func awaitFile(into actions: inout [CaptureAction]) {
+        if isWaitingForSound {
+            if trigger.hears(heldSums[heldCount - 1]) {
+                isWaitingForSound = false
+                preRollFrames = (heldCount - 1) * framesPerRead
+                actions.append(.reportSoundStarted)
+            } else {
+                // Only the newest pre-roll is kept; the fragment read last is its end.
+                drop(heldCount - trigger.preRollFragments, into: &actions)
+            }
+        } else if heldCount == heldCapacity {
+            drop(1, into: &actions)  // the file is late beyond all reason: the oldest pre-roll goes
+        }
+    }
+
+    /// Writes all that is held (or drops it: no file, or a lost input asked so); true when
+    /// the recording ended.
+    private mutating func writeHeld(_ requests: CaptureRequests, into actions: inout [CaptureAction]) -> Bool {
+        // Still waiting for sound (or for its file): the pre-roll is not a memo.
+        // Nothing is held while paused, so a drop seen again on a later fragment is harmless.
+        if !requests.isFileAttached || requests.dropsHeldAudio { drop(heldCount, into: &actions) }
+        var syncRequest = requests.isSynchronizationRequested
+        while heldCount > 0 {
+            if writeOldest(syncRequest: &syncRequest, into: &actions) { return true }
+        }
+        return false
+    }
+
+    /// Writes the oldest fragment held, no further than the frame limit, and meters it;
+    /// true when that ends the recording.
+    private mutating func writeOldest(syncRequest: inout Bool, into actions: inout [CaptureAction]) -> Bool {
+        let frames = frameLimit.map { min(framesPerRead, $0 - recordedFrames) } ?? framesPerRead
+        let sums = heldSums.removeFirst().prefix(frames)
+        heldCount -= 1
+        actions.append(.write(frames: frames))
+        recordedFrames += frames
+        framesSinceSync += frames
+        if framesSinceSync >= syncInterval || syncRequest {
+            synchronize(into: &actions)
+            syncRequest = false
+        }
+        window.add(sums)
+        fragmentsInWindow += 1
+        if fragmentsInWindow == fragmentsPerWindow, let ending = endWindow(into: &actions) {
+            actions.append(.end(ending))
+            return true
+        }
+        if let frameLimit, recordedFrames >= frameLimit {
+            actions.append(.end(.durationReached))
+            return true
+        }
+        return false
+    }
+
+    /// Reports a full metering window; the silence ending, if it brings one.
+    private mutating func endWindow(into actions: inout [CaptureAction]) -> CaptureEnding? {
+        let levels = window.levels
+        let frames = window.frameCount
+        window.reset()
+        fragmentsInWindow = 0
+        actions.append(.reportLevels(levels, time: Double(recordedFrames) / sampleRate))
+        let isSilent = (levels.average.max() ?? Levels.floor) < silenceThreshold
+        let isPreRoll = recordedFrames <= preRollFrames
+        silentFrames = isSilent && !isPreRoll ? silentFrames + frames : 0
+        if let silenceFrameLimit, silentFrames >= silenceFrameLimit { return .silenceReached }
+        return nil
+    }
+
+    private mutating func drop(_ count: Int, into actions: inout [CaptureAction]) {
+        guard count > 0 else { return }
+        heldSums.removeFirst(count)
+        heldCount -= count
+        actions.append(.drop(count: count))
+    }
+
+    private mutating func synchronize(into actions: inout [CaptureAction]) {
+        actions.append(.synchronize)
+        framesSinceSync = 0
+    }
+}
