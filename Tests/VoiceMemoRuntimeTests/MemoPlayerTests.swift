@@ -30,6 +30,8 @@ private final class RecordingOutput: AudioPlayback, Sendable {
 
     func write(_ frames: UnsafeBufferPointer<Float>) throws(RecorderError) {
         written.withLock { $0.append(contentsOf: frames) }
+        // A sound card's pace, a frame a millisecond: what is played takes its time, which no
+        // condition stands for.
         Thread.sleep(forTimeInterval: Double(frames.count) / 1000)
     }
 
@@ -129,7 +131,7 @@ struct MemoPlayerTests {
         let memo = MemoReference(id: "m", path: "/nonexistent")
 
         try queue.sync { try player.play(memo, paused: true) }
-        try await Task.sleep(for: .milliseconds(100))
+        // Anything written while paused would also be the first frames below, not the target's.
         #expect(output.written.withLock { $0.isEmpty }, "started paused: nothing is written")
         queue.sync {
             #expect(player.isPaused)
@@ -138,10 +140,7 @@ struct MemoPlayerTests {
             #expect(player.isPaused, "seeking keeps it paused")
             player.resume()
         }
-        let deadline = ContinuousClock.now + .seconds(2)
-        while output.written.withLock({ $0.count < 40 }), ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(10))
-        }
+        try await waitUntil { output.written.withLock { $0.count >= 40 } }
         #expect(output.written.withLock { $0.first } == 2500, "resumed at the seek target")
         queue.sync {
             #expect(!player.isPaused)
@@ -172,10 +171,9 @@ struct MemoPlayerTests {
         }
         #expect(held == 0.02)
         output.gate.signal()  // the write in flight returns after the pause
-        let deadline = ContinuousClock.now + .seconds(2)
-        while output.writes.load(ordering: .relaxed) < 2, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(5))
-        }
+        try await waitUntil { output.writes.load(ordering: .relaxed) >= 2 }
+        // A write that should not happen has no event to wait for: give a wrong one the time
+        // of one 20 ms fragment to begin.
         try await Task.sleep(for: .milliseconds(20))
         queue.sync {
             #expect(output.writes.load(ordering: .relaxed) == 2, "paused: no further write")
@@ -198,10 +196,7 @@ struct MemoPlayerTests {
             player.skipsSilence = true
         }
         try queue.sync { try player.play(MemoReference(id: "m", path: "/nonexistent")) }
-        let deadline = ContinuousClock.now + .seconds(5)
-        while ended.withLock({ $0 == nil }), ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(10))
-        }
+        try await waitUntil(timeout: .seconds(5)) { ended.withLock { $0 != nil } }
         #expect(ended.withLock { $0 } == .finished)
         let written = output.written.withLock { $0 }
         #expect(written.count == 2400, "1 s + 0.2 s + 0.2 s + 1 s")
