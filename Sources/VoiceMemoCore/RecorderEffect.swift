@@ -2,7 +2,8 @@ import FoundationEssentials
 
 /// What the rules ask the runtime to do, in order. Each names the recording it is about;
 /// effects that have an outcome the rules wait for are answered with an event
-/// (`memoPrepared`, `fileCreated`, `fileRemoved`).
+/// (`memoPrepared`, `fileCreated`, `fileRemoved`), applied once the other effects of the
+/// same event are carried out and before any other event.
 public enum RecorderEffect: Equatable, Sendable {
     /// Answer a waiting caller.
     case answer(ReplyID, Result<RecorderReply, RecorderError>)

@@ -8,17 +8,23 @@ import FoundationEssentials
 /// no thread, file or timer; the runtime carries the effects out and reports their outcomes
 /// back as events, so every rule can be tested by feeding events and reading effects.
 public struct RecorderMachine: Sendable {
-    public private(set) var state: RecorderState = .idle
+    /// Where the recorder is: the open recording's phase, else idle (or, while a hands-free
+    /// recording re-arms between two memos, the state last announced).
+    public var state: RecorderState { open?.phase.state ?? (isRearming ? announcedState : .idle) }
     /// The defaults for the next recording.
     public private(set) var defaults: RecorderDefaults
     /// The open recording: scheduled, waiting for sound, recording, paused or interrupted.
     public private(set) var open: Recording?
     /// Recordings stopped but still being finalized, by number.
-    public private(set) var closing: [RecordingNumber: Recording] = [:]
+    private var closing: [RecordingNumber: ClosingRecording] = [:]
     /// A start whose file is being created: it opens once the file exists.
     private var starting: Recording?
     /// Cancelled recordings whose file is being removed; answered once it is gone.
-    private var removing: [RecordingNumber: Recording] = [:]
+    private var removing: [RecordingNumber: ClosingRecording] = [:]
+    /// Whether a hands-free recording ended on silence and its next memo is being named.
+    private var isRearming = false
+    /// The `State` last announced, so that a change is announced once.
+    private var announcedState: RecorderState = .idle
     /// Whether someone watches the levels apart from the `isMeteringEnabled` setting.
     private var areLevelsWatched = false
     private var lastNumber: RecordingNumber = 0
@@ -30,7 +36,7 @@ public struct RecorderMachine: Sendable {
     /// Names of the files still being written (the open memo and those being finalized):
     /// not memos yet, so the library leaves them alone.
     public var filesInProgress: Set<String> {
-        Set(([open].compactMap { $0 } + Array(closing.values)).map(\.fileName))
+        Set(([open].compactMap { $0 } + closing.values.map(\.recording)).map(\.fileName))
     }
 
     /// Whether levels are measured and reported: the setting is on, or someone watches them.
@@ -53,7 +59,7 @@ public struct RecorderMachine: Sendable {
         case .memoPrepared(let start, let result): memoPrepared(start, result)
         case .fileCreated(let number, let purpose, let result): fileCreated(number, purpose, result)
         case .fileRemoved(let number, let result):
-            removing.removeValue(forKey: number).map { finish($0, result) } ?? []
+            removing.removeValue(forKey: number).map { finish($0.recording, replies: $0.replies, result) } ?? []
         case .captureStarted(let number, let source): captureStarted(number, source: source)
         case .audioFlowing(let number): answerStart(number) { _ in true }
         case .captureFailedToStart(let number, let error): captureFailedToStart(number, error)
@@ -88,7 +94,7 @@ public struct RecorderMachine: Sendable {
                 for: RecordingStart(request: RecordingRequest(defaults: defaults), reply: reply, requestDate: now))
         }
         var effects: [RecorderEffect] = []
-        if state == .paused { effects = [.resumeCapture(recording.number)] + setState(.recording) }
+        if recording.phase == .paused { effects = [.resumeCapture(recording.number)] + enter(.recording) }
         return effects + [reply.answer(.success(()), memo: recording.memo)]
     }
 
@@ -114,44 +120,44 @@ public struct RecorderMachine: Sendable {
         guard var recording = open else {
             return [.answer(reply, .failure(.notRecording("nothing is being recorded; call Record first")))]
         }
-        switch state {
+        switch recording.phase {
         case .recording:
-            return [.pauseCapture(recording.number, droppingHeldAudio: false)] + setState(.paused)
+            return [.pauseCapture(recording.number, droppingHeldAudio: false)] + enter(.paused)
                 + [.synchronize(recording.number, then: reply)]
         case .paused:
             return [.synchronize(recording.number, then: reply)]
-        case .interrupted where recording.isWaitingForSound, .scheduled where recording.isCapturing:
+        case .interrupted where recording.isWaitingForSound, .scheduled(.onSound):
             let message = "the recording is waiting for sound; Stop or Cancel it, or wait for the sound"
             return [.answer(reply, .failure(.notRecording(message)))]
-        case .interrupted:
+        case .interrupted(var interruption):
             // Takes effect when the interruptions end.
-            recording.interruptions.stateBefore = .paused
+            interruption.returnTo = .paused
+            recording.phase = .interrupted(interruption)
             open = recording
             return [.pauseCapture(recording.number, droppingHeldAudio: false), .answer(reply, .success(.done))]
-        case .scheduled:
+        case .scheduled(.at):
             let message = "the recording has not started yet; Cancel it, or wait for its start time"
             return [.answer(reply, .failure(.notRecording(message)))]
-        case .idle:
-            return [.answer(reply, .failure(.notRecording("nothing is being recorded; call Record first")))]
         }
     }
 
     /// `Resume`: appends to the paused memo.
     private mutating func resume(_ reply: ReplyID) -> [RecorderEffect] {
-        guard var recording = open, state != .idle else {
+        guard var recording = open else {
             return [.answer(reply, .failure(.notRecording("nothing is paused; call Record to start a memo")))]
         }
         var effects: [RecorderEffect] = []
-        switch state {
+        switch recording.phase {
         case .paused:
-            effects = [.resumeCapture(recording.number)] + setState(.recording)
+            effects = [.resumeCapture(recording.number)] + enter(.recording)
         case .interrupted where recording.isWaitingForSound:
             break  // nothing is paused: it goes on waiting once the interruptions end
-        case .interrupted:
-            recording.interruptions.stateBefore = .recording
+        case .interrupted(var interruption):
+            interruption.returnTo = .recording
+            recording.phase = .interrupted(interruption)
             open = recording
-            if !recording.interruptions.pausesCapture { effects = [.resumeCapture(recording.number)] }
-        case .recording, .scheduled, .idle:
+            if !interruption.pausesCapture { effects = [.resumeCapture(recording.number)] }
+        case .recording, .scheduled:
             break
         }
         return effects + [.answer(reply, .success(.done))]
@@ -202,26 +208,32 @@ public struct RecorderMachine: Sendable {
     private func requestMemo(for start: RecordingStart) -> [RecorderEffect] {
         // A memo is dated when it starts: its start time, or now if that has passed.
         let startDate = start.request.startTime.map { Date(timeIntervalSince1970: Double($0)) } ?? start.requestDate
-        let reserved = Set(closing.values.map(\.memo.id))
+        let reserved = Set(closing.values.map(\.recording.memo.id))
         return [.prepareMemo(start, date: max(startDate, start.requestDate), reserved: reserved)]
     }
 
     private mutating func memoPrepared(
         _ start: RecordingStart, _ result: Result<MemoReference, RecorderError>
     ) -> [RecorderEffect] {
+        if start.isRearm { isRearming = false }
         let memo: MemoReference
         switch result {
         case .success(let prepared): memo = prepared
         case .failure(let error): return startFailed(start.reply, error)
         }
         lastNumber += 1
-        var recording = Recording(number: lastNumber, memo: memo, request: start.request, startReply: start.reply)
         if let startTime = start.request.startTime, startTime > Self.unixTime(start.requestDate) {
-            recording.startReply = nil  // answered now, with the memo it will become
+            // Answered now, with the memo it will become.
+            let recording = Recording(
+                number: lastNumber, memo: memo, request: start.request, phase: .scheduled(.at(startTime)),
+                start: .answered)
             open = recording
-            return [.scheduleStart(recording.number, at: startTime)] + setState(.scheduled, also: [.currentMemo])
+            return [.scheduleStart(recording.number, at: startTime)] + announce(also: [.currentMemo])
                 + (start.reply.map { [$0.answer(.success(()), memo: memo)] } ?? [])
         }
+        let recording = Recording(
+            number: lastNumber, memo: memo, request: start.request, phase: start.request.openingPhase,
+            start: start.reply.map { .awaited($0) } ?? .answered)
         return prepareCapture(recording, purpose: .start)
     }
 
@@ -229,29 +241,27 @@ public struct RecorderMachine: Sendable {
     /// recording that could not go on leaves the recorder idle.
     private mutating func startFailed(_ reply: PendingReply?, _ error: RecorderError) -> [RecorderEffect] {
         if let reply { return [.answer(reply.id, .failure(error))] }
-        guard open == nil, state != .idle else { return [] }
-        return setState(.idle, also: [.currentMemo, .activeSource])
+        guard open == nil, announcedState != .idle else { return [] }
+        return announce(also: [.currentMemo, .activeSource])
     }
 
     /// Creates the file (so a storage error answers the caller), then starts the capture. A
     /// recording that waits for sound gets its file when the sound comes: waiting leaves
     /// nothing on disk.
     private mutating func prepareCapture(_ recording: Recording, purpose: FilePurpose) -> [RecorderEffect] {
-        var recording = recording
-        recording.isWaitingForSound = recording.request.startsOnSound
-        if recording.isWaitingForSound { return startCapture(recording, purpose: purpose) }
+        if recording.request.startsOnSound { return startCapture(recording, purpose: purpose) }
         if purpose == .start { starting = recording } else { open = recording }
         return [.createFile(recording.number, recording.memo, recording.request, purpose)]
     }
 
-    /// The file exists (or is not needed yet): the capture starts and the memo is open.
+    /// The file exists (or is not needed yet): the capture starts and the memo is open,
+    /// recording or waiting for sound.
     private mutating func startCapture(_ recording: Recording, purpose: FilePurpose) -> [RecorderEffect] {
         var recording = recording
-        recording.isCapturing = true
+        recording.phase = recording.request.openingPhase
         open = recording
         let effects: [RecorderEffect] = [.startCapture(recording.number, recording.request, isMetering: isMetering)]
-        let newState: RecorderState = recording.isWaitingForSound ? .scheduled : .recording
-        return effects + setState(newState, also: purpose == .start ? [.currentMemo] : [])
+        return effects + announce(also: purpose == .start ? [.currentMemo] : [])
     }
 
     private mutating func fileCreated(
@@ -261,13 +271,13 @@ public struct RecorderMachine: Sendable {
         case .start:
             guard let recording = starting, recording.number == number else { return [] }
             starting = nil
-            if case .failure(let error) = result { return startFailed(recording.startReply, error) }
+            if case .failure(let error) = result { return startFailed(recording.start.reply, error) }
             return startCapture(recording, purpose: .start)
         case .scheduledStart:
             guard let recording = open, recording.number == number else { return [] }
             guard case .failure(let error) = result else { return startCapture(recording, purpose: .scheduledStart) }
             open = nil
-            return setState(.idle, also: [.currentMemo])
+            return announce(also: [.currentMemo])
                 + [
                     .notify(.encodeFailed(recording.memo, message: error.message)),
                     .notify(.finished(recording.memo, successfully: false)),
@@ -280,8 +290,11 @@ public struct RecorderMachine: Sendable {
                     .notify(.finished(recording.memo, successfully: false)),
                 ] + close(recording, cancelling: true, reply: nil)
             }
-            guard state == .interrupted else { return [.attachFile(number)] + setState(.recording) }
-            recording.interruptions.stateBefore = .recording
+            guard case .interrupted(var interruption) = recording.phase else {
+                return [.attachFile(number)] + enter(.recording)
+            }
+            interruption.returnTo = .recording
+            recording.phase = .interrupted(interruption)
             open = recording
             return [.attachFile(number)]
         }
@@ -296,7 +309,13 @@ public struct RecorderMachine: Sendable {
     /// with the pre-roll the capture kept.
     private mutating func soundStarted(_ number: RecordingNumber) -> [RecorderEffect] {
         guard var recording = open, recording.number == number, recording.isWaitingForSound else { return [] }
-        recording.isWaitingForSound = false
+        switch recording.phase {
+        case .interrupted(var interruption):
+            interruption.returnTo = .onSound(.heard)
+            recording.phase = .interrupted(interruption)
+        default:
+            recording.phase = .scheduled(.onSound(.heard))
+        }
         open = recording
         return [.createFile(number, recording.memo, recording.request, .soundHeard)]
     }
@@ -314,22 +333,19 @@ public struct RecorderMachine: Sendable {
     private mutating func answerStart(
         _ number: RecordingNumber, if isDue: (PendingReply) -> Bool
     ) -> [RecorderEffect] {
-        var startReply: PendingReply?
-        var memo: MemoReference?
+        var answer: RecorderEffect?
         update(number) { recording in
-            guard let reply = recording.startReply, isDue(reply) else { return }
-            startReply = reply
-            recording.startReply = nil
-            memo = recording.memo
+            guard case .awaited(let reply) = recording.start, isDue(reply) else { return }
+            recording.start = .answered
+            answer = reply.answer(.success(()), memo: recording.memo)
         }
-        guard let startReply, let memo else { return [] }
-        return [startReply.answer(.success(()), memo: memo)]
+        return answer.map { [$0] } ?? []
     }
 
     /// Answered once the capture ends (the file is removed first), so a refused `Record`
     /// leaves nothing on disk by the time the caller hears of it.
     private mutating func captureFailedToStart(_ number: RecordingNumber, _ error: RecorderError) -> [RecorderEffect] {
-        update(number) { $0.startFailure = error }
+        update(number) { $0.start = .failed(error, reply: $0.start.reply) }
         return []
     }
 
@@ -340,19 +356,17 @@ public struct RecorderMachine: Sendable {
     private mutating func close(
         _ recording: Recording, cancelling: Bool, reply: PendingReply?
     ) -> [RecorderEffect] {
-        var recording = recording
         open = nil
-        recording.isStoppedByUser = true
-        recording.isCancelled = cancelling
-        var effects = setState(.idle, also: [.currentMemo, .activeSource])
+        var effects = announce(also: [.currentMemo, .activeSource])
         guard recording.isCapturing else {
             // Scheduled but never started: no file was created.
             effects.append(.cancelStart(recording.number))
             if let reply { effects.append(reply.answer(.success(()), memo: recording.memo)) }
             return effects
         }
-        if let reply { recording.replies.append(reply) }
-        closing[recording.number] = recording
+        closing[recording.number] = ClosingRecording(
+            recording: recording, reason: cancelling ? .cancelled : .stoppedByUser,
+            awaitsLostCapture: recording.lostCapture != nil, replies: reply.map { [$0] } ?? [])
         return effects + [.stopCapture(recording.number)]
     }
 
@@ -360,17 +374,19 @@ public struct RecorderMachine: Sendable {
         _ number: RecordingNumber, _ ending: CaptureEnding, closeError: RecorderError?, recordedFrames: Int,
         now: Date
     ) -> [RecorderEffect] {
-        let isOpen = open?.number == number
-        guard let recording = isOpen ? open : closing.removeValue(forKey: number) else { return [] }
+        // Closed by the user (stopped or cancelled), or ended by itself while open.
+        let closed = open?.number == number ? nil : closing.removeValue(forKey: number)
+        guard let recording = closed?.recording ?? open.flatMap({ $0.number == number ? $0 : nil }) else {
+            return []
+        }
+        let isOpen = closed == nil
         var effects: [RecorderEffect] = [.cancelReconnectTimeout(number)]
         // A memo that waited for sound and ended on silence waits for the next sound: a
         // hands-free dictaphone, until Stop or Cancel. State goes from recording to scheduled.
-        let rearms =
-            ending == .silenceReached && recording.request.startsOnSound && isOpen && !recording.isStoppedByUser
-            && closeError == nil
+        let rearms = ending == .silenceReached && recording.request.startsOnSound && isOpen && closeError == nil
         if isOpen {
             open = nil
-            if !rearms { effects += setState(.idle, also: [.currentMemo, .activeSource]) }
+            if rearms { isRearming = true } else { effects += announce(also: [.currentMemo, .activeSource]) }
         }
         var failure = closeError
         var successfully = closeError == nil
@@ -379,32 +395,34 @@ public struct RecorderMachine: Sendable {
             break
         case .captureFailed(let error):
             // Stopped by the user while waiting for the server: what was captured is complete.
-            successfully = recording.isStoppedByUser && closeError == nil
+            successfully = !isOpen && closeError == nil
             failure = failure ?? error
         case .writeFailed(let error):
             successfully = false
             failure = error
             effects.append(.notify(.encodeFailed(recording.memo, message: error.message)))
         }
-        let failedToStart = recording.startFailure != nil
-        if recordedFrames == 0 && !recording.isCancelled && !failedToStart {
+        let replies = closed?.replies ?? []
+        let failedToStart = if case .failed = recording.start { true } else { false }
+        let isCancelled = closed?.reason == .cancelled
+        if recordedFrames == 0 && !isCancelled && !failedToStart {
             // Nothing captured (paused from the start, or the server failed at once): no memo.
             effects += [
                 .removeFile(recording.memo, reportsTo: nil), .notify(.finished(recording.memo, successfully: false)),
             ]
-            effects += finish(recording, .success(()))
+            effects += finish(recording, replies: replies, .success(()))
         } else if failedToStart {
             effects.append(.removeFile(recording.memo, reportsTo: nil))
             // A start nobody waits for any more (scheduled, or re-armed) ends in the open.
-            if recording.startReply == nil { effects.append(.notify(.finished(recording.memo, successfully: false))) }
-            effects += finish(recording, .failure(failure ?? .audioServer("capture did not start")))
-        } else if recording.isCancelled {
-            removing[number] = recording
+            if recording.start.reply == nil { effects.append(.notify(.finished(recording.memo, successfully: false))) }
+            effects += finish(recording, replies: replies, .failure(failure ?? .audioServer("capture did not start")))
+        } else if let closed, isCancelled {
+            removing[number] = closed
             effects.append(.removeFile(recording.memo, reportsTo: number))
         } else {
             if let closeError { effects.append(.notify(.encodeFailed(recording.memo, message: closeError.message))) }
             effects.append(.notify(.finished(recording.memo, successfully: successfully)))
-            effects += finish(recording, closeError.map { .failure($0) } ?? .success(()))
+            effects += finish(recording, replies: replies, closeError.map { .failure($0) } ?? .success(()))
         }
         if rearms {
             effects += requestMemo(for: RecordingStart(request: recording.request, reply: nil, requestDate: now))
@@ -414,11 +432,14 @@ public struct RecorderMachine: Sendable {
 
     /// Answers everyone waiting for `recording` with `outcome`; a start that failed is
     /// answered with its own failure.
-    private func finish(_ recording: Recording, _ outcome: Result<Void, RecorderError>) -> [RecorderEffect] {
-        var effects = recording.replies.map { $0.answer(outcome, memo: recording.memo) }
-        if let startReply = recording.startReply {
-            effects.append(
-                startReply.answer(recording.startFailure.map { .failure($0) } ?? outcome, memo: recording.memo))
+    private func finish(
+        _ recording: Recording, replies: [PendingReply], _ outcome: Result<Void, RecorderError>
+    ) -> [RecorderEffect] {
+        var effects = replies.map { $0.answer(outcome, memo: recording.memo) }
+        switch recording.start {
+        case .awaited(let reply): effects.append(reply.answer(outcome, memo: recording.memo))
+        case .failed(let error, let reply?): effects.append(reply.answer(.failure(error), memo: recording.memo))
+        case .failed(_, nil), .answered: break
         }
         return effects
     }
@@ -430,36 +451,44 @@ public struct RecorderMachine: Sendable {
     private mutating func beginInterruption(
         _ reason: InterruptionReason, pausesCapture: Bool, shouldResume: Bool
     ) -> [RecorderEffect] {
-        guard var recording = open, recording.isCapturing, recording.interruptions.reasons[reason] == nil else {
-            return []
+        guard var recording = open else { return [] }
+        var interruption: Interruption
+        switch recording.phase {
+        case .scheduled(.at): return []
+        case .scheduled(.onSound(let wait)): interruption = Interruption(reasons: [:], returnTo: .onSound(wait))
+        case .recording: interruption = Interruption(reasons: [:], returnTo: .recording)
+        case .paused: interruption = Interruption(reasons: [:], returnTo: .paused)
+        case .interrupted(let current):
+            guard current.reasons[reason] == nil else { return [] }
+            interruption = current
         }
-        if recording.interruptions.reasons.isEmpty { recording.interruptions.stateBefore = state }
-        recording.interruptions.reasons[reason] = pausesCapture
+        interruption.reasons[reason] = pausesCapture
+        recording.phase = .interrupted(interruption)
         open = recording
         var effects: [RecorderEffect] = []
         if pausesCapture { effects.append(.pauseCapture(recording.number, droppingHeldAudio: false)) }
-        return effects + setState(.interrupted)
-            + [.notify(.interruption(reason, began: true, shouldResume: shouldResume))]
+        return effects + announce() + [.notify(.interruption(reason, began: true, shouldResume: shouldResume))]
     }
 
-    /// Ends an interruption; when none is left the recording returns to the state it was in
-    /// (recording again, or paused), unless `resume` is false: then it stays paused.
+    /// Ends an interruption; when none is left the recording returns to the phase it was in
+    /// (recording again, paused, or waiting for sound), unless `resume` is false: then it is
+    /// paused.
     private mutating func endInterruption(_ reason: InterruptionReason, resume: Bool) -> [RecorderEffect] {
-        guard var recording = open, recording.interruptions.reasons.removeValue(forKey: reason) != nil else {
+        guard var recording = open, case .interrupted(var interruption) = recording.phase,
+            interruption.reasons.removeValue(forKey: reason) != nil
+        else {
             return []
         }
         var effects: [RecorderEffect] = [.notify(.interruption(reason, began: false, shouldResume: resume))]
         // A recording still waiting for sound has nothing to pause: it goes on waiting.
-        if !resume && !recording.isWaitingForSound { recording.interruptions.stateBefore = .paused }
-        open = recording
+        if !resume && !recording.isWaitingForSound { interruption.returnTo = .paused }
         // Writing goes on as soon as nothing that stops it is left (a muted input does not).
-        if !recording.interruptions.pausesCapture,
-            [.recording, .scheduled].contains(recording.interruptions.stateBefore)
-        {
+        if !interruption.pausesCapture && interruption.returnTo != .paused {
             effects.append(.resumeCapture(recording.number))
         }
-        guard recording.interruptions.reasons.isEmpty else { return effects }
-        return effects + setState(recording.interruptions.stateBefore)
+        recording.phase = interruption.reasons.isEmpty ? interruption.returnTo.phase : .interrupted(interruption)
+        open = recording
+        return effects + (interruption.reasons.isEmpty ? announce() : [])
     }
 
     /// The server moved the stream: `ActiveSource` follows, and the change is announced
@@ -479,14 +508,11 @@ public struct RecorderMachine: Sendable {
     /// come back. A server that is not back within `reconnectTimeout` finishes the memo
     /// unsuccessfully; a device is waited for like a pause, until it returns or `Stop`.
     private mutating func captureLost(_ number: RecordingNumber, _ error: RecorderError) -> [RecorderEffect] {
-        guard open?.number == number, open?.lostCapture == nil else { return [] }
+        guard let recording = open, recording.number == number, recording.lostCapture == nil else { return [] }
         // The stream was open: whoever waits for audio to flow hears of the memo now, and
         // of the interruption from the signals, rather than wait out the reconnection.
         let answer = answerStart(number) { _ in true }
-        guard var recording = open else { return answer }
         let reason: InterruptionReason = if case .deviceLost = error { .deviceLost } else { .serverLost }
-        recording.lostCapture = reason
-        open = recording
         let effects = answer + beginInterruption(reason, pausesCapture: false, shouldResume: true)
         guard reason == .serverLost else { return effects }
         return effects + [.scheduleReconnectTimeout(number, seconds: defaults.reconnectTimeout)]
@@ -497,9 +523,7 @@ public struct RecorderMachine: Sendable {
     /// `device-lost` and writing nothing, until `inputReturned`. The audio a pinned recording
     /// holds back goes too: the server may already have put a stand-in under the stream.
     private mutating func inputLost() -> [RecorderEffect] {
-        guard var recording = open, recording.isCapturing, recording.lostCapture == nil else { return [] }
-        recording.lostCapture = .deviceLost
-        open = recording
+        guard let recording = open, recording.isCapturing, recording.lostCapture == nil else { return [] }
         return [.pauseCapture(recording.number, droppingHeldAudio: true)]
             + beginInterruption(.deviceLost, pausesCapture: true, shouldResume: true)
     }
@@ -507,18 +531,19 @@ public struct RecorderMachine: Sendable {
     /// The lost stream is back: the interruption ends and the route says where from. A
     /// stream reopened without a loss just carries on.
     private mutating func captureRestored(_ number: RecordingNumber, source: String) -> [RecorderEffect] {
-        var lost: InterruptionReason?
-        var previous = ""
-        update(number) { recording in
-            lost = recording.lostCapture
-            guard lost != nil else { return }
-            recording.lostCapture = nil
-            previous = recording.activeSource
-            recording.activeSource = source
+        if var closed = closing[number] {
+            // Being finalized: only its reconnect timeout is left to cancel.
+            guard closed.awaitsLostCapture else { return [] }
+            closed.awaitsLostCapture = false
+            closed.recording.activeSource = source
+            closing[number] = closed
+            return [.cancelReconnectTimeout(number)]
         }
-        guard let reason = lost else { return [] }
+        guard var recording = open, recording.number == number, let reason = recording.lostCapture else { return [] }
+        let previous = recording.activeSource
+        recording.activeSource = source
+        open = recording
         var effects: [RecorderEffect] = [.cancelReconnectTimeout(number)]
-        guard open?.number == number else { return effects }
         effects += endInterruption(reason, resume: true)
         if previous != source { effects.append(.notify(.changed([.activeSource]))) }
         let route: RouteChangeReason = reason == .serverLost ? .serverRestarted : .newDeviceAvailable
@@ -532,16 +557,24 @@ public struct RecorderMachine: Sendable {
         if var recording = open, recording.number == number {
             change(&recording)
             open = recording
-        } else if var recording = closing[number] {
-            change(&recording)
-            closing[number] = recording
+        } else if var closed = closing[number] {
+            change(&closed.recording)
+            closing[number] = closed
         }
     }
 
-    /// Moves to `newState`, naming what changed (`State` only if it did, and `extra`).
-    private mutating func setState(_ newState: RecorderState, also extra: [RecorderProperty] = []) -> [RecorderEffect] {
-        let changed = (state != newState ? [.state] : []) + extra
-        state = newState
+    /// Moves the open recording to `phase` and announces what changed.
+    private mutating func enter(_ phase: RecordingPhase) -> [RecorderEffect] {
+        open?.phase = phase
+        return announce()
+    }
+
+    /// Announces `State` if it changed since it was last announced, and `extra`. A recorder
+    /// about to capture stops playback first.
+    private mutating func announce(also extra: [RecorderProperty] = []) -> [RecorderEffect] {
+        let newState = state
+        let changed = (announcedState != newState ? [.state] : []) + extra
+        announcedState = newState
         guard !changed.isEmpty else { return [] }
         let capturesSoon = newState == .recording || open?.isWaitingForSound == true
         return (changed.contains(.state) && capturesSoon ? [.stopPlayback] : []) + [.notify(.changed(changed))]
@@ -549,4 +582,9 @@ public struct RecorderMachine: Sendable {
 
     /// Whole seconds since the epoch, as `start-at` counts them.
     static func unixTime(_ date: Date) -> Int64 { Int64(date.timeIntervalSince1970.rounded(.down)) }
+}
+
+extension RecordingRequest {
+    /// The phase a recording opens in once its capture starts: waiting for sound, or recording.
+    var openingPhase: RecordingPhase { startsOnSound ? .scheduled(.onSound(soundTrigger)) : .recording }
 }

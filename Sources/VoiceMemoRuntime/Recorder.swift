@@ -206,10 +206,12 @@ public final class Recorder: @unchecked Sendable {
         while !waitingEvents.isEmpty { apply(waitingEvents.removeFirst()) }
     }
 
-    /// Applies `event` and carries out its effects; an effect's outcome is applied at once,
-    /// before the next effect, as the rules expect (they put such effects last).
+    /// Applies `event` and carries out its effects in order. The outcomes of effects that
+    /// have one (a memo named, a file created or removed) come back as events, applied next:
+    /// after this event's effects, before any event a listener sent meanwhile.
     private func apply(_ event: RecorderEvent) {
-        for effect in machine.handle(event) { perform(effect) }
+        let outcomes = machine.handle(event).compactMap { perform($0) }
+        waitingEvents.insert(contentsOf: outcomes, at: 0)
     }
 
     /// Keeps `completion` until the machine answers it; `value` picks its reply's payload.
@@ -227,22 +229,23 @@ public final class Recorder: @unchecked Sendable {
         return lastReply
     }
 
-    private func perform(_ effect: RecorderEffect) {
+    /// Carries out `effect`; returns its outcome, for the rules, when it has one.
+    private func perform(_ effect: RecorderEffect) -> RecorderEvent? {
         switch effect {
         case .answer(let id, let result):
             replies.removeValue(forKey: id)?(result)
         case .prepareMemo(let start, let date, let reserved):
-            apply(.memoPrepared(start, prepareMemo(start.request, date: date, reserved: reserved)))
+            return .memoPrepared(start, prepareMemo(start.request, date: date, reserved: reserved))
         case .createFile(let number, let memo, let request, let purpose):
             let result = Result { () throws(RecorderError) in try createFile(number, memo, request) }
-            apply(.fileCreated(number, purpose, result))
+            return .fileCreated(number, purpose, result)
         case .removeFile(let memo, let number):
             let result = Result { () throws(RecorderError) in try directory.remove(memo) }
-            if let number { apply(.fileRemoved(number, result)) }
+            return number.map { .fileRemoved($0, result) }
         case .startCapture(let number, let request, let isMetering):
             startCapture(number, request, isMetering: isMetering)
         case .attachFile(let number):
-            guard let file = captures[number]?.file else { return }
+            guard let file = captures[number]?.file else { return nil }
             captures[number]?.file = nil
             captures[number]?.pipeline?.attach(file)
         case .pauseCapture(let number, let droppingHeldAudio):
@@ -251,7 +254,7 @@ public final class Recorder: @unchecked Sendable {
             captures[number]?.pipeline?.resume()
         case .synchronize(let number, let reply):
             guard let pipeline = captures[number]?.pipeline else { return perform(.answer(reply, .success(.done))) }
-            pipeline.synchronize { [weak self] in self?.perform(.answer(reply, .success(.done))) }
+            pipeline.synchronize { [weak self] in _ = self?.perform(.answer(reply, .success(.done))) }
         case .stopCapture(let number):
             captures[number]?.pipeline?.stop()
         case .giveUpCapture(let number):
@@ -278,6 +281,7 @@ public final class Recorder: @unchecked Sendable {
         case .notify(let notification):
             notifications.notify(notification)
         }
+        return nil
     }
 
     private func prepareMemo(

@@ -3,8 +3,8 @@ import Testing
 import VoiceMemoCore
 
 /// Drives the rules as the runtime does: an effect with an outcome (naming a memo, creating
-/// or removing a file) is answered at once, before the next effect, with the outcome the
-/// test chose.
+/// or removing a file) is answered with an event, applied after the effects of the event
+/// that asked for it, with the outcome the test chose.
 struct MachineDriver {
     var machine = RecorderMachine(defaults: RecorderDefaults())
     /// What naming a memo and creating a file give.
@@ -18,12 +18,12 @@ struct MachineDriver {
     /// Sends `event` and returns every effect it led to, outcomes fed back included.
     @discardableResult
     mutating func send(_ event: RecorderEvent) -> [RecorderEffect] {
-        var waiting = machine.handle(event)
+        var events = [event]
         var done: [RecorderEffect] = []
-        while !waiting.isEmpty {
-            let effect = waiting.removeFirst()
-            done.append(effect)
-            if let outcome = outcome(of: effect) { waiting.insert(contentsOf: machine.handle(outcome), at: 0) }
+        while !events.isEmpty {
+            let effects = machine.handle(events.removeFirst())
+            done += effects
+            events.insert(contentsOf: effects.compactMap { outcome(of: $0) }, at: 0)
         }
         return done
     }
@@ -348,14 +348,58 @@ struct RecorderMachineTests {
     @Test func interruptionsOverlapAndTheLastOneToEndResumes() {
         var driver = MachineDriver()
         let number = driver.startRecording()
-        driver.send(.interruptionBegan(.inputMuted, pausesCapture: false, shouldResume: true))
-        driver.send(.interruptionBegan(.sessionInactive, pausesCapture: true, shouldResume: true))
+        let muted = driver.send(.interruptionBegan(.inputMuted, pausesCapture: false, shouldResume: true))
+        #expect(!muted.contains(.pauseCapture(number, droppingHeldAudio: false)), "a muted input is still recorded")
+        let asleep = driver.send(.interruptionBegan(.sessionInactive, pausesCapture: true, shouldResume: true))
+        #expect(asleep.first == .pauseCapture(number, droppingHeldAudio: false))
+        #expect(!asleep.notifications.contains(.changed([.state])), "already interrupted: State is not announced again")
         #expect(driver.send(.interruptionBegan(.inputMuted, pausesCapture: false, shouldResume: true)).isEmpty)
         let first = driver.send(.interruptionEnded(.sessionInactive, resume: true))
         #expect(first.contains(.resumeCapture(number)), "a muted input does not stop writing")
+        #expect(first.notifications == [.interruption(.sessionInactive, began: false, shouldResume: true)])
         #expect(driver.state == .interrupted)
-        driver.send(.interruptionEnded(.inputMuted, resume: true))
+        let last = driver.send(.interruptionEnded(.inputMuted, resume: true))
+        #expect(last.notifications.last == .changed([.state]))
         #expect(driver.state == .recording)
+    }
+
+    @Test func anInterruptionEndedWithoutResumeLeavesTheMemoPaused() {
+        var driver = MachineDriver()
+        let number = driver.startRecording()
+        driver.send(.interruptionBegan(.sessionInactive, pausesCapture: true, shouldResume: true))
+        let ended = driver.send(.interruptionEnded(.sessionInactive, resume: false))
+        #expect(!ended.contains(.resumeCapture(number)))
+        #expect(driver.state == .paused)
+        let resumed = driver.send(.resume(2))
+        #expect(resumed.first == .resumeCapture(number) && resumed.answers[2] == .success(.done))
+        #expect(driver.state == .recording)
+    }
+
+    @Test func eachPhaseCarriesWhatItWaitsFor() {
+        var driver = MachineDriver()
+        let later = Int64(MachineDriver.now.timeIntervalSince1970) + 60
+        driver.send(.recordWithOptions(1, ["start-at": .int64(later)], now: MachineDriver.now))
+        #expect(driver.machine.open?.phase == .scheduled(.at(later)))
+        driver.send(.cancel(2))
+
+        let number = driver.startRecording(["start-on-sound": .boolean(true), "sound-threshold": .double(-30)])
+        #expect(driver.machine.open?.phase == .scheduled(.onSound(.listening(threshold: -30, preRoll: 0.5))))
+        driver.send(.captureLost(number, .audioServer("connection refused")))
+        guard case .interrupted(let interruption)? = driver.machine.open?.phase else {
+            Issue.record("not interrupted: \(String(describing: driver.machine.open?.phase))")
+            return
+        }
+        #expect(interruption.reasons == [.serverLost: false])
+        #expect(interruption.returnTo == .onSound(.listening(threshold: -30, preRoll: 0.5)))
+        #expect(interruption.lostCapture == .serverLost, "the loss is one of the interruption's reasons")
+        driver.send(.captureRestored(number, source: "mic"))
+        #expect(driver.machine.open?.phase == .scheduled(.onSound(.listening(threshold: -30, preRoll: 0.5))))
+        #expect(driver.machine.open?.lostCapture == nil)
+    }
+
+    @Test func aMemoIsOpenWhileRecordingPausedOrInterruptedOnly() {
+        let open = RecorderState.allCases.filter(\.hasOpenMemo)
+        #expect(open == [.recording, .paused, .interrupted])
     }
 
     @Test func aMemoWaitingForSoundGoesOnWaitingAfterAnInterruption() {
@@ -504,5 +548,103 @@ struct RecorderMachineTests {
                 .finished(Self.memo1, successfully: false),
             ])
         #expect(driver.state == .idle)
+    }
+}
+
+/// Each command in each state: how it is answered at once (or that it waits for the
+/// capture or the file), and the state it leaves.
+@Suite("Recorder rules: each command in each state")
+struct RecorderCommandTableTests {
+    /// Where the recorder is when the command comes.
+    enum Setup: CaseIterable, Sendable {
+        case idle, scheduledAtTime, waitingForSound, recording, paused, interrupted
+    }
+
+    enum Command: CaseIterable, Sendable {
+        case record, recordWithOptions, pause, resume, stop, cancel, toggle
+    }
+
+    /// The answer as the table states it.
+    enum Answer: Equatable, Sendable {
+        /// Not yet: answered once the capture, the file or the sync says so.
+        case waits
+        case memo, done
+        case state(RecorderState)
+        case notRecording, busy
+    }
+
+    static let table: [Setup: [Command: (Answer, RecorderState)]] = [
+        .idle: [
+            .record: (.waits, .recording), .recordWithOptions: (.waits, .recording), .pause: (.notRecording, .idle),
+            .resume: (.notRecording, .idle), .stop: (.notRecording, .idle), .cancel: (.notRecording, .idle),
+            .toggle: (.waits, .recording),
+        ],
+        .scheduledAtTime: [
+            .record: (.memo, .scheduled), .recordWithOptions: (.busy, .scheduled), .pause: (.notRecording, .scheduled),
+            .resume: (.done, .scheduled), .stop: (.memo, .idle), .cancel: (.done, .idle),
+            .toggle: (.state(.idle), .idle),
+        ],
+        .waitingForSound: [
+            .record: (.memo, .scheduled), .recordWithOptions: (.busy, .scheduled), .pause: (.notRecording, .scheduled),
+            .resume: (.done, .scheduled), .stop: (.waits, .idle), .cancel: (.waits, .idle), .toggle: (.waits, .idle),
+        ],
+        .recording: [
+            .record: (.memo, .recording), .recordWithOptions: (.busy, .recording), .pause: (.waits, .paused),
+            .resume: (.done, .recording), .stop: (.waits, .idle), .cancel: (.waits, .idle), .toggle: (.waits, .idle),
+        ],
+        .paused: [
+            .record: (.memo, .recording), .recordWithOptions: (.busy, .paused), .pause: (.waits, .paused),
+            .resume: (.done, .recording), .stop: (.waits, .idle), .cancel: (.waits, .idle), .toggle: (.waits, .idle),
+        ],
+        .interrupted: [
+            .record: (.memo, .interrupted), .recordWithOptions: (.busy, .interrupted), .pause: (.done, .interrupted),
+            .resume: (.done, .interrupted), .stop: (.waits, .idle), .cancel: (.waits, .idle),
+            .toggle: (.waits, .idle),
+        ],
+    ]
+
+    @Test(arguments: Setup.allCases, Command.allCases)
+    func theCommandIsAnsweredAsTheTableSays(_ setup: Setup, _ command: Command) throws {
+        var driver = MachineDriver()
+        let later = Int64(MachineDriver.now.timeIntervalSince1970) + 60
+        switch setup {
+        case .idle: break
+        case .scheduledAtTime: driver.send(.recordWithOptions(1, ["start-at": .int64(later)], now: MachineDriver.now))
+        case .waitingForSound: driver.startRecording(["start-on-sound": .boolean(true)])
+        case .recording: driver.startRecording()
+        case .paused:
+            driver.startRecording()
+            driver.send(.pause(2))
+        case .interrupted:
+            driver.startRecording()
+            driver.send(.interruptionBegan(.systemSleep, pausesCapture: true, shouldResume: true))
+        }
+        let reply: ReplyID = 9
+        let effects: [RecorderEffect] =
+            switch command {
+            case .record: driver.send(.record(reply, now: MachineDriver.now))
+            case .recordWithOptions: driver.send(.recordWithOptions(reply, [:], now: MachineDriver.now))
+            case .pause: driver.send(.pause(reply))
+            case .resume: driver.send(.resume(reply))
+            case .stop: driver.send(.stop(reply))
+            case .cancel: driver.send(.cancel(reply))
+            case .toggle: driver.send(.toggle(reply, now: MachineDriver.now))
+            }
+        let (answer, state) = try #require(Self.table[setup]?[command])
+        #expect(Self.answer(effects.answers[reply]) == answer)
+        #expect(driver.state == state)
+    }
+
+    /// The table's name for `result`; the memo answered is always the one open.
+    static func answer(_ result: Result<RecorderReply, RecorderError>?) -> Answer? {
+        switch result {
+        case nil: .waits
+        case .success(.memo(let memo))?: memo == RecorderMachineTests.memo1 ? .memo : nil
+        case .success(.done)?: .done
+        case .success(.state(let state))?: .state(state)
+        case .failure(.notRecording)?: .notRecording
+        case .failure(.busy)?: .busy
+        case .failure?: nil
+        }
     }
 }
