@@ -1,4 +1,5 @@
 import Bus
+import VoiceMemoContract
 
 /// The recorder's signals as a stream the live views read from, with a deadline so they
 /// can also tick their clocks.
@@ -19,7 +20,7 @@ struct RecorderEvents {
         guard let signal = try connection.nextSignal(timeout: timeout) else { return nil }
         switch signal.member.rawValue {
         case "PropertiesChanged": return .propertiesChanged(signal.arguments[1].stringDictionary ?? [:])
-        case "Levels": return .levels(signal)
+        case RecorderMember.levels.name.rawValue: return .levels(signal)
         case "NameOwnerChanged": return .daemonChanged(isRunning: signal.arguments.last?.string?.isEmpty == false)
         default: return .other(signal)
         }

@@ -193,14 +193,12 @@ final class MediaPlayerService {
             return .stringDictionary(["mpris:trackid": .objectPath(MediaPlayerNames.noTrack)])
         }
         return .stringDictionary([
-            "mpris:trackid": .objectPath(trackID(memo.id)),
+            "mpris:trackid": .objectPath(Contract.memoPath(id: memo.id)),
             "mpris:length": .int64(MediaTransport.microseconds(memo.duration)),
             "xesam:title": .string(memo.title.isEmpty ? Self.untitledName(memo.fileName) : memo.title),
             "xesam:url": .string(MediaTransport.fileURL(path: file)),
         ])
     }
-
-    private func trackID(_ id: String) -> ObjectPath { Contract.memoParentPath.appending(id) }
 
     /// A memo without a title is shown by its file name, without the extension.
     private static func untitledName(_ fileName: String) -> String {
@@ -258,7 +256,7 @@ final class MediaPlayerService {
     private func setPosition(_ position: Int64, track: ObjectPath) {
         guard player.playing != nil, let memo = currentTrack,
             let target = MediaTransport.setPosition(
-                position, trackID: track.rawValue, currentTrackID: trackID(memo.id).rawValue,
+                position, trackID: track.rawValue, currentTrackID: Contract.memoPath(id: memo.id).rawValue,
                 length: MediaTransport.microseconds(memo.duration))
         else { return }
         move(to: target)
