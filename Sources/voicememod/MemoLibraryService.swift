@@ -109,7 +109,7 @@ final class MemoLibraryService: @unchecked Sendable {
         case .finished(let summary):
             filesBeingLoaded = []
             isLoading = false
-            fputs("voicememod: library: \(summary)\n", standardError)
+            Log.info("library: \(summary)")
             // What changed while the library was read (a memo recorded, a file copied in).
             refresh()
             if summary.cacheIsStale { scheduleCacheSave() }

@@ -212,7 +212,7 @@ final class RecorderService: @unchecked Sendable {
         case .decodeFailed(let message):
             emit(RecorderMember.decodeError, [.objectPath(Contract.memoPath(id: memo.id)), .string(message)])
         case .outputFailed(let message):
-            fputs("voicememod: playback of \(memo.path) failed: \(message)\n", standardError)
+            Log.error("playback of \(memo.path) failed: \(message)")
         case .finished, .stopped:
             break
         }

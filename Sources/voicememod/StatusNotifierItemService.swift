@@ -115,7 +115,7 @@ final class StatusNotifierItemService {
                 arguments: [.string(itemName.rawValue), .uint32(4)]
             ) { [weak self] result in
                 if case .failure(let error) = result {
-                    fputs("voicememod: cannot own the tray item's name: \(error.message)\n", standardError)
+                    Log.warning("cannot own the tray item's name: \(error.message)")
                 }
                 self?.register()
             }
@@ -162,7 +162,7 @@ final class StatusNotifierItemService {
             member: MemberName("RegisterStatusNotifierItem"), arguments: [.string(itemName.rawValue)]
         ) { result in
             if case .failure(let error) = result, error.name.rawValue != "org.freedesktop.DBus.Error.ServiceUnknown" {
-                fputs("voicememod: the tray's watcher refused the item: \(error.message)\n", standardError)
+                Log.warning("the tray's watcher refused the item: \(error.message)")
             }
         }
     }
@@ -217,7 +217,7 @@ final class StatusNotifierItemService {
     /// Left click: what the hotkey's Toggle does.
     private func activate() {
         recorder.toggle { result in
-            if case .failure(let error) = result { fputs("voicememod: tray click: \(error.message)\n", standardError) }
+            if case .failure(let error) = result { Log.warning("tray click: \(error.message)") }
         }
     }
 
@@ -232,7 +232,7 @@ final class StatusNotifierItemService {
 
     private func perform(_ command: TrayMenuService.Command) {
         let report: (Result<Void, RecorderError>) -> Void = { result in
-            if case .failure(let error) = result { fputs("voicememod: tray menu: \(error.message)\n", standardError) }
+            if case .failure(let error) = result { Log.warning("tray menu: \(error.message)") }
         }
         switch command {
         case .recorder(.record): recorder.record { report($0.map { _ in }) }
