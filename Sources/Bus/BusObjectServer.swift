@@ -142,7 +142,7 @@ public final class BusObjectServer: @unchecked Sendable {
         emitPropertiesChanged(properties, of: interface, on: path)
     }
 
-    private func exportedInterface(_ name: InterfaceName, at path: ObjectPath) -> BusInterface {
+    func exportedInterface(_ name: InterfaceName, at path: ObjectPath) -> BusInterface {
         guard let interface = interfaces(at: path)?.first(where: { $0.name == name }) else {
             preconditionFailure("\(name) is not exported at \(path)")
         }

@@ -159,18 +159,17 @@ final class MemoLibraryService: @unchecked Sendable {
             if catalog[id] != nil { removeMemo(id: id) }
             return
         }
-        let isNew = catalog[id] == nil
-        catalog.insert(memo)
-        if isNew {
-            announceAdded(memo)
-        } else {
-            server.propertiesChanged(
-                on: Contract.memoPath(id: id), interface: Contract.memoInterface,
-                names: [
-                    MemoMember.title, MemoMember.path, MemoMember.duration, MemoMember.sampleRate, MemoMember.channels,
-                    MemoMember.size,
-                ].map(\.name))
+        guard catalog[id] != nil else {
+            catalog.insert(memo)
+            return announceAdded(memo)
         }
+        let before = server.snapshot(
+            of: [
+                MemoMember.title, MemoMember.path, MemoMember.duration, MemoMember.sampleRate, MemoMember.channels,
+                MemoMember.size,
+            ].map(\.name), on: Contract.memoPath(id: id), interface: Contract.memoInterface)
+        catalog.insert(memo)
+        server.announceChanges(since: before)
     }
 
     /// The memo being recorded, whose object answers Peaks only, unlisted.
@@ -378,14 +377,12 @@ final class MemoLibraryService: @unchecked Sendable {
             memo.size = status.size
             memo.modified = status.modified
         }
+        let announced = server.snapshot(
+            of: [MemoMember.title, MemoMember.path, MemoMember.size].map(\.name), on: Contract.memoPath(id: memo.id),
+            interface: Contract.memoInterface)
         catalog.insert(memo)
         scheduleCacheSave()
-        let changedProperties = [
-            (MemoMember.title, memo.title != before.title), (MemoMember.path, memo.fileName != before.fileName),
-            (MemoMember.size, memo.size != before.size),
-        ].filter(\.1).map(\.0.name)
-        server.propertiesChanged(
-            on: Contract.memoPath(id: memo.id), interface: Contract.memoInterface, names: changedProperties)
+        server.announceChanges(since: announced)
         changed.notify()
     }
 
