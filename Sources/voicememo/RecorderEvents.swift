@@ -9,10 +9,8 @@ struct RecorderEvents {
     /// Subscribes to the recorder object's signals and to the daemon appearing or leaving.
     init(_ client: RecorderClient) throws(BusError) {
         connection = client.connection
-        try connection.addMatch("type='signal',path='\(RecorderClient.path.rawValue)'")
-        try connection.addMatch(
-            "type='signal',sender='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(RecorderClient.busName.rawValue)'"
-        )
+        try connection.addMatch(.signals(path: RecorderClient.path))
+        try connection.addMatch(.nameOwnerChanged(of: RecorderClient.busName))
     }
 
     /// The next event, or nil when `timeout` passes first.

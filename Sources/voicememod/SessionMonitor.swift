@@ -53,12 +53,13 @@ final class SessionMonitor: @unchecked Sendable {
             connection = try BusConnection.system()
             // Subscribed before attaching, while blocking on the bus is still harmless.
             try connection.addMatch(
-                "type='signal',sender='\(Login.busName.rawValue)',path='\(Login.path.rawValue)',"
-                    + "interface='\(Login.manager.rawValue)',member='PrepareForSleep'")
+                .signals(
+                    sender: Login.busName, path: Login.path, interface: Login.manager,
+                    member: MemberName("PrepareForSleep")))
             try connection.addMatch(
-                "type='signal',sender='\(Login.busName.rawValue)',path_namespace='\(Login.sessionPaths.rawValue)',"
-                    + "interface='\(Login.properties.rawValue)',member='PropertiesChanged',arg0='\(Login.session.rawValue)'"
-            )
+                .signals(
+                    sender: Login.busName, pathNamespace: Login.sessionPaths, interface: Login.properties,
+                    member: MemberName("PropertiesChanged"), arguments: [0: Login.session.rawValue]))
         } catch {
             Log.warning("no system bus (\(error.message)); sleep and session handling is off")
             return nil

@@ -73,11 +73,9 @@ final class StatusNotifierItemService {
     /// Follows the watcher and shows the item if the settings say so. Call once, after the
     /// daemon's own name is owned.
     func start() {
+        try? server.connection.addMatch(.nameOwnerChanged(of: Self.watcher))
         try? server.connection.addMatch(
-            "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',interface='org.freedesktop.DBus',"
-                + "member='NameOwnerChanged',arg0='\(Self.watcher.rawValue)'")
-        try? server.connection.addMatch(
-            "type='signal',interface='\(Self.watcherInterface)',member='StatusNotifierHostRegistered'")
+            .signals(interface: Self.watcherInterface, member: MemberName("StatusNotifierHostRegistered")))
         server.connection.addSignalHandler { [weak self] signal in
             let watcherAppeared =
                 signal.sender == BusName.bus.rawValue && signal.member.rawValue == "NameOwnerChanged"
