@@ -11,9 +11,9 @@ import VoiceMemoRuntime
 /// The recorder object `/org/example/VoiceMemo`: one table mapping the contract's methods,
 /// properties and signals to `Recorder` calls, so the whole API reads on one screen.
 ///
-/// Lives on the daemon's main queue, like the recorder and the bus connection.
-/// `@unchecked Sendable`: its state is touched only on the server's queue, where bus calls
-/// and the recorder's callbacks arrive (checked in `reportRecovered`, the one call posted there).
+/// `@unchecked Sendable`: its state is touched only on the daemon's one serial queue (not
+/// `DispatchQueue.main`), the server's, where bus calls and the recorder's callbacks arrive
+/// (checked in `reportRecovered`, the one call posted there).
 final class RecorderService: @unchecked Sendable {
     private let recorder: Recorder
     private let player: MemoPlayer
