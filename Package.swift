@@ -24,8 +24,8 @@ let package = Package(
         // Runtime: carries out what the rules decide, with threads, files and timers, through
         // the ports the adapters implement.
         .target(name: "VoiceMemoRuntime", dependencies: ["VoiceMemoCore"]),
-        // The public contract's names (bus name, paths, interfaces, errors, properties, option
-        // types), spelled once; it also words the core's values and errors in them.
+        // The public contract spelled once: bus name, paths, interfaces, errors, option types and
+        // every member with its signature; it also words the core's values and errors in them.
         .target(name: "VoiceMemoContract", dependencies: ["Bus", "VoiceMemoCore"]),
 
         // Adapters: each owns exactly one C library.

@@ -105,25 +105,31 @@ public final class BusConnection: @unchecked Sendable {
         return try Message(adopting: reply).arguments()
     }
 
-    /// Asks the bus to route signals matching `rule` (match rule syntax,
-    /// e.g. `type='signal',interface='org.example.Foo'`) to this connection.
+    /// Asks the bus to route signals matching `rule` to this connection.
     ///
     /// An attached connection does not wait for the bus's answer (its queue must never
     /// block), so a malformed rule goes unreported there; the bus handles our messages in
     /// order, so the rule is in force before anything sent after it is.
-    public func addMatch(_ rule: String) throws(BusError) {
+    public func addMatch(_ rule: MatchRule) throws(BusError) {
         assertOnQueueIfAttached()
+        let text = rule.text
         if watches != nil {
             // A NULL error makes libdbus send AddMatch without waiting for the reply.
-            dbus_bus_add_match(handle, rule, nil)
-            matchRules.append(MatchRule(rule))
+            dbus_bus_add_match(handle, text, nil)
+            matchRules.append(rule)
             return
         }
         _ = try BusError.check("adding match rule") { error -> Void? in
-            dbus_bus_add_match(handle, rule, error)
+            dbus_bus_add_match(handle, text, error)
             return ()
         }
-        matchRules.append(MatchRule(rule))
+        matchRules.append(rule)
+    }
+
+    /// Like `addMatch(_:)`, for a rule written out in the bus's syntax (a test's
+    /// `type='signal',path='/x'`); the daemon and the CLI build theirs as `MatchRule`s.
+    public func addMatch(_ rule: String) throws(BusError) {
+        try addMatch(MatchRule(parsing: rule))
     }
 
     /// Waits up to `timeout` for the next signal matching an added rule (reads

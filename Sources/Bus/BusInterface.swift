@@ -40,7 +40,7 @@ public struct BusInterface {
 }
 
 /// A named, typed argument of a method or signal.
-public struct BusArgument: Sendable {
+public struct BusArgument: Hashable, Sendable {
     /// The argument's name, shown by introspection.
     public var name: String
     /// Its single complete type, e.g. `a{sv}`.
@@ -102,7 +102,7 @@ public struct BusMethod {
 /// A property, read through `get` and optionally written through `set`.
 public struct BusProperty {
     /// Whether clients may write the property.
-    public enum Access: Sendable {
+    public enum Access: Hashable, Sendable {
         /// Clients may only read it.
         case read
         /// Clients may also Set it.
@@ -110,7 +110,7 @@ public struct BusProperty {
     }
 
     /// How changes are announced, i.e. `org.freedesktop.DBus.Property.EmitsChangedSignal`.
-    public enum ChangeSignal: Sendable {
+    public enum ChangeSignal: Hashable, Sendable {
         /// PropertiesChanged carries the new value (`true`, the default).
         case emits
         /// PropertiesChanged lists the name without a value (`invalidates`).

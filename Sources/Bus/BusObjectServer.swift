@@ -54,9 +54,7 @@ public final class BusObjectServer: @unchecked Sendable {
         }
         // One rule for every departure rather than one per caller: a rule added after a
         // caller's first call could miss that caller leaving at once.
-        try? connection.addMatch(
-            "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
-                + "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg2=''")
+        try? connection.addMatch(.nameOwnerChanged(newOwner: ""))
         connection.addSignalHandler { [weak self] signal in self?.nameOwnerChanged(signal) }
     }
 
@@ -142,7 +140,7 @@ public final class BusObjectServer: @unchecked Sendable {
         emitPropertiesChanged(properties, of: interface, on: path)
     }
 
-    private func exportedInterface(_ name: InterfaceName, at path: ObjectPath) -> BusInterface {
+    func exportedInterface(_ name: InterfaceName, at path: ObjectPath) -> BusInterface {
         guard let interface = interfaces(at: path)?.first(where: { $0.name == name }) else {
             preconditionFailure("\(name) is not exported at \(path)")
         }

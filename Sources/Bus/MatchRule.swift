@@ -1,12 +1,49 @@
-/// A match rule as the client side understands it: just enough to tell
-/// signals we subscribed to from ones the bus sends us unasked (NameAcquired,
-/// NameLost). The bus does the real filtering; keys this type cannot check
-/// locally (well-known senders, argN, …) are treated as matching.
-internal struct MatchRule {
+/// A match rule: which signals a connection asks the bus for, built from typed names so no
+/// rule is spelled by hand. Locally it tells signals we subscribed to from ones the bus
+/// sends us unasked (NameAcquired, NameLost); the bus does the real filtering, and keys
+/// this type cannot check locally (well-known senders, argN, …) are treated as matching.
+public struct MatchRule: Sendable {
     private var keys: [(key: String, value: String)] = []
 
+    /// Signals narrowed by each key given: who sends them, from which object (or, with
+    /// `pathNamespace`, from it and below), of which interface and member, and string
+    /// arguments by position (`argN`).
+    public static func signals(
+        sender: BusName? = nil, path: ObjectPath? = nil, pathNamespace: ObjectPath? = nil,
+        interface: InterfaceName? = nil, member: MemberName? = nil, arguments: [Int: String] = [:]
+    ) -> MatchRule {
+        var rule = MatchRule()
+        rule.keys.append(("type", "signal"))
+        if let sender { rule.keys.append(("sender", sender.rawValue)) }
+        if let path { rule.keys.append(("path", path.rawValue)) }
+        if let pathNamespace { rule.keys.append(("path_namespace", pathNamespace.rawValue)) }
+        if let interface { rule.keys.append(("interface", interface.rawValue)) }
+        if let member { rule.keys.append(("member", member.rawValue)) }
+        for (position, value) in arguments.sorted(by: { $0.key < $1.key }) {
+            rule.keys.append(("arg\(position)", value))
+        }
+        return rule
+    }
+
+    /// The bus's NameOwnerChanged, for the name `name` (all names if nil) and, if given, the
+    /// new owner (`""` for a name that left the bus).
+    public static func nameOwnerChanged(of name: BusName? = nil, newOwner: String? = nil) -> MatchRule {
+        var arguments: [Int: String] = [:]
+        if let name { arguments[0] = name.rawValue }
+        if let newOwner { arguments[2] = newOwner }
+        return signals(
+            sender: .bus, path: .bus, interface: .bus, member: MemberName("NameOwnerChanged"), arguments: arguments)
+    }
+
+    /// The rule in the bus's syntax, `key='value',…`, quotes in values escaped.
+    public var text: String {
+        keys.map { key, value in key + "='" + value.replacing("'", with: "'\\''") + "'" }.joined(separator: ",")
+    }
+
+    private init() {}
+
     /// Parses `key='value',…` with the D-Bus quoting rules (`\'` outside quotes is a quote).
-    init(_ rule: String) {
+    public init(parsing rule: String) {
         var key = ""
         var value = ""
         var inKey = true

@@ -1,11 +1,12 @@
 internal import CSndfile
+import VoiceMemoCore
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
-/// Every call into libsndfile goes through here, so each error is read right after the
-/// call that caused it and turned into a `SoundFileError`.
+/// Every call into libsndfile, the reader's and the writer's, goes through here, so each
+/// error is read right after the call that caused it and turned into a `SoundFileError`.
 enum Sndfile {
     /// The major/sub-format code libsndfile uses for `format` at `quality`.
     static func formatCode(_ format: FileFormat) -> Int32 {
@@ -28,12 +29,65 @@ enum Sndfile {
         String(cString: sf_strerror(handle))
     }
 
-    /// Opens `path` for reading and fills `info` in (files are written through `create`).
-    static func open(_ path: String, info: inout SF_INFO) throws(SoundFileError) -> OpaquePointer {
+    /// A file opened for reading and what its header or stream says.
+    struct OpenedFile {
+        var handle: OpaquePointer
+        var sampleRate: Int
+        var channelCount: Int
+        var frameCount: Int
+        /// The memo format the file is in, when it is one voicememo writes.
+        var format: AudioFormat?
+    }
+
+    /// Opens `path` for reading (files are written through `create`).
+    static func open(_ path: String) throws(SoundFileError) -> OpenedFile {
+        var info = SF_INFO()
         guard let handle = sf_open(path, Int32(SFM_READ), &info) else {
             throw SoundFileError(path: path, message: lastError(nil))
         }
-        return handle
+        return OpenedFile(
+            handle: handle, sampleRate: Int(info.samplerate), channelCount: Int(info.channels),
+            frameCount: Int(info.frames), format: memoFormat(info.format))
+    }
+
+    private static func memoFormat(_ code: Int32) -> AudioFormat? {
+        let sub = Int(code & Int32(SF_FORMAT_SUBMASK))
+        switch Int(code & Int32(SF_FORMAT_TYPEMASK)) {
+        case SF_FORMAT_WAV: return .wav
+        case SF_FORMAT_FLAC: return .flac
+        case SF_FORMAT_MPEG: return .mp3
+        case SF_FORMAT_OGG: return sub == SF_FORMAT_OPUS ? .opus : sub == SF_FORMAT_VORBIS ? .vorbis : nil
+        default: return nil
+        }
+    }
+
+    /// Reads up to `frames` frames into `buffer`; fewer at the end of the file. A decoder
+    /// error (a corrupt frame, a truncated stream) throws with libsndfile's explanation.
+    static func read(
+        _ handle: OpaquePointer, into buffer: UnsafeMutablePointer<Float>?, frames: Int, path: String
+    ) throws(SoundFileError) -> Int {
+        let read = Int(sf_readf_float(handle, buffer, sf_count_t(frames)))
+        if read < frames, sf_error(handle) != SF_ERR_NO_ERROR {
+            throw SoundFileError(path: path, message: lastError(handle))
+        }
+        return read
+    }
+
+    /// Reads up to `frames` frames as 16-bit integers, stopping quietly at an error.
+    static func read(_ handle: OpaquePointer, into buffer: UnsafeMutablePointer<Int16>, frames: Int) -> Int {
+        Int(sf_readf_short(handle, buffer, sf_count_t(frames)))
+    }
+
+    /// Reads up to `frames` frames as floats, stopping quietly at an error.
+    static func read(_ handle: OpaquePointer, into buffer: UnsafeMutablePointer<Float>, frames: Int) -> Int {
+        Int(sf_readf_float(handle, buffer, sf_count_t(frames)))
+    }
+
+    /// Moves the read position to `frame` frames from the start.
+    static func seek(_ handle: OpaquePointer, toFrame frame: Int, path: String) throws(SoundFileError) {
+        guard sf_seek(handle, sf_count_t(frame), SEEK_SET) >= 0 else {
+            throw SoundFileError(path: path, message: "cannot seek to frame \(frame): \(lastError(handle))")
+        }
     }
 
     /// Creates `path` for writing, readable by its owner alone whatever the umask, and opens
@@ -136,8 +190,6 @@ enum Sndfile {
     static let setBitrateMode = Int32(SFC_SET_BITRATE_MODE)
     static let variableBitrate = Int32(SF_BITRATE_MODE_VARIABLE)
     static let updateHeaderNow = Int32(SFC_UPDATE_HEADER_NOW)
-    static let majorMask = Int32(SF_FORMAT_TYPEMASK)
-    static let subMask = Int32(SF_FORMAT_SUBMASK)
 }
 
 /// The file formats libsndfile is asked for (WAV carries its sample format code).

@@ -1,7 +1,8 @@
 import Bus
 
-/// The names the public contract (`shared/spec/dbus-api.md`) fixes. The daemon, the CLI,
-/// the tests and the benchmark take them from here: nothing else spells them.
+/// The names the public contract (`data/org.example.VoiceMemo.xml`) fixes: bus name, paths
+/// and interfaces; `RecorderMember` and `MemoMember` hold the interfaces' members. The
+/// daemon, the CLI, the tests and the benchmark take them from here: nothing else spells them.
 public enum Contract {
     /// The well-known name, which is also the application's id (its desktop entry and
     /// activation file are named after it, as freedesktop asks).
@@ -15,9 +16,11 @@ public enum Contract {
     public static let recorderInterface = InterfaceName(base)
     public static let memoInterface = InterfaceName(base + ".Memo")
 
-    /// The object path of the memo whose id is `id` (ids are object-path-safe by construction).
-    public static func memoPath(id: String) -> ObjectPath {
-        memoParentPath.appending(id)
+    /// The object path of the memo whose id is `id` (ids are object-path-safe by
+    /// construction), or `/`, the contract's "no memo", for none.
+    public static func memoPath(id: String?) -> ObjectPath {
+        guard let id else { return .root }
+        return memoParentPath.appending(id)
     }
 
     private static let base = "org.example.VoiceMemo"

@@ -1,21 +1,25 @@
+import Bus
 import VoiceMemoCore
 
 extension RecorderProperty {
-    /// The recorder object's property that shows this value, as the contract names it.
-    public var name: String {
+    /// The recorder object's property that shows this value, as the contract declares it.
+    public var declaration: BusPropertyDeclaration {
         switch self {
-        case .state: "State"
-        case .currentMemo: "CurrentMemo"
-        case .activeSource: "ActiveSource"
-        case .format: "Format"
-        case .sampleRate: "SampleRate"
-        case .channels: "Channels"
-        case .quality: "Quality"
-        case .source: "Source"
-        case .meteringEnabled: "MeteringEnabled"
-        case .notificationsEnabled: "NotificationsEnabled"
-        case .trayEnabled: "TrayEnabled"
-        case .skipSilence: "SkipSilence"
+        case .state: RecorderMember.state
+        case .currentMemo: RecorderMember.currentMemo
+        case .activeSource: RecorderMember.activeSource
+        case .format: RecorderMember.format
+        case .sampleRate: RecorderMember.sampleRate
+        case .channels: RecorderMember.channels
+        case .quality: RecorderMember.quality
+        case .source: RecorderMember.source
+        case .meteringEnabled: RecorderMember.meteringEnabled
+        case .notificationsEnabled: RecorderMember.notificationsEnabled
+        case .trayEnabled: RecorderMember.trayEnabled
+        case .skipSilence: RecorderMember.skipSilence
         }
     }
+
+    /// The property's name on the bus.
+    public var name: String { declaration.name }
 }

@@ -8,13 +8,14 @@ public enum TrayPresentation {
         case needsAttention = "NeedsAttention"
     }
 
-    /// The recorder actions the menu offers.
-    public enum Action: String, CaseIterable, Sendable {
-        case record = "Record"
-        case pause = "Pause"
-        case resume = "Resume"
-        case stop = "Stop"
-        case cancel = "Cancel"
+    /// The recorder actions the menu offers (labelled by the daemon with the contract's
+    /// names for them).
+    public enum Action: CaseIterable, Sendable {
+        case record
+        case pause
+        case resume
+        case stop
+        case cancel
     }
 
     /// What the item looks like in one state.

@@ -1,5 +1,6 @@
 import Bus
 import FoundationEssentials
+import VoiceMemoContract
 import VoiceMemoCore
 
 /// One `voicememo` subcommand: parsed and validated by `init`, carried out by `run`.
@@ -24,7 +25,7 @@ let subcommands: [any Subcommand.Type] = [
 
 /// A subcommand that takes no arguments and makes one call.
 protocol SimpleCommand: Subcommand {
-    static var member: String { get }
+    static var member: BusMethodDeclaration { get }
     init()
 }
 
@@ -95,8 +96,8 @@ struct Record: Subcommand {
     func run(_ client: RecorderClient) throws(BusError) {
         let reply =
             options.isEmpty
-            ? try client.call("Record")
-            : try client.call("RecordWithOptions", [.stringDictionary(options)])
+            ? try client.call(RecorderMember.record)
+            : try client.call(RecorderMember.recordWithOptions, [.stringDictionary(options)])
         let memo = reply.first?.objectPath?.rawValue ?? ""
         print(waitsForSound ? "Waiting for sound to record \(memo)" : "Recording \(memo)")
     }
@@ -105,7 +106,7 @@ struct Record: Subcommand {
 struct Stop: SimpleCommand {
     static let name = "stop"
     static let abstract = "Finish the open memo and save it."
-    static let member = "Stop"
+    static let member = RecorderMember.stop
 
     func run(_ client: RecorderClient) throws(BusError) {
         let reply = try client.call(Self.member)
@@ -116,28 +117,28 @@ struct Stop: SimpleCommand {
 struct Pause: SimpleCommand {
     static let name = "pause"
     static let abstract = "Pause the recording; resume appends to the same memo."
-    static let member = "Pause"
+    static let member = RecorderMember.pause
     func run(_ client: RecorderClient) throws(BusError) { try client.call(Self.member) }
 }
 
 struct Resume: SimpleCommand {
     static let name = "resume"
     static let abstract = "Resume a paused recording."
-    static let member = "Resume"
+    static let member = RecorderMember.resume
     func run(_ client: RecorderClient) throws(BusError) { try client.call(Self.member) }
 }
 
 struct Cancel: SimpleCommand {
     static let name = "cancel"
     static let abstract = "Stop and delete the open memo."
-    static let member = "Cancel"
+    static let member = RecorderMember.cancel
     func run(_ client: RecorderClient) throws(BusError) { try client.call(Self.member) }
 }
 
 struct Toggle: SimpleCommand {
     static let name = "toggle"
     static let abstract = "Start recording when idle, otherwise stop (for hotkeys)."
-    static let member = "Toggle"
+    static let member = RecorderMember.toggle
 
     func run(_ client: RecorderClient) throws(BusError) {
         print(try client.call(Self.member).first?.string ?? "")
@@ -186,11 +187,16 @@ struct Status: Subcommand {
     func run(_ client: RecorderClient) throws(BusError) {
         let properties = try client.properties()
         let report = Report(
-            state: properties["State"]?.string ?? "", memo: properties["CurrentMemo"]?.objectPath?.rawValue ?? "/",
-            time: properties["CurrentTime"]?.double ?? 0, format: properties["Format"]?.string ?? "",
-            sampleRate: properties["SampleRate"]?.uint32 ?? 0, channels: properties["Channels"]?.uint32 ?? 0,
-            quality: properties["Quality"]?.string ?? "", source: properties["Source"]?.string ?? "",
-            activeSource: properties["ActiveSource"]?.string ?? "", directory: properties["Directory"]?.string ?? "")
+            state: properties[RecorderMember.state]?.string ?? "",
+            memo: properties[RecorderMember.currentMemo]?.objectPath?.rawValue ?? "/",
+            time: properties[RecorderMember.currentTime]?.double ?? 0,
+            format: properties[RecorderMember.format]?.string ?? "",
+            sampleRate: properties[RecorderMember.sampleRate]?.uint32 ?? 0,
+            channels: properties[RecorderMember.channels]?.uint32 ?? 0,
+            quality: properties[RecorderMember.quality]?.string ?? "",
+            source: properties[RecorderMember.source]?.string ?? "",
+            activeSource: properties[RecorderMember.activeSource]?.string ?? "",
+            directory: properties[RecorderMember.directory]?.string ?? "")
         if let template {
             print(Self.render(template, report))
             return

@@ -32,11 +32,13 @@ extension RecorderClient {
                     .stringDictionary
             else { return nil }
             return MemoListing(
-                id: properties["Id"]?.string ?? "", title: properties["Title"]?.string ?? "",
-                created: properties["Created"]?.int64 ?? 0, duration: properties["Duration"]?.double ?? 0,
-                format: properties["Format"]?.string ?? "", sampleRate: properties["SampleRate"]?.uint32 ?? 0,
-                channels: properties["Channels"]?.uint32 ?? 0, size: properties["Size"]?.uint64 ?? 0,
-                path: properties["Path"]?.string ?? "")
+                id: properties[MemoMember.id]?.string ?? "", title: properties[MemoMember.title]?.string ?? "",
+                created: properties[MemoMember.created]?.int64 ?? 0,
+                duration: properties[MemoMember.duration]?.double ?? 0,
+                format: properties[MemoMember.format]?.string ?? "",
+                sampleRate: properties[MemoMember.sampleRate]?.uint32 ?? 0,
+                channels: properties[MemoMember.channels]?.uint32 ?? 0,
+                size: properties[MemoMember.size]?.uint64 ?? 0, path: properties[MemoMember.path]?.string ?? "")
         }
         return memos.sorted { ($0.created, $0.id) > ($1.created, $1.id) }
     }
@@ -59,15 +61,17 @@ extension RecorderClient {
 
     /// Calls a memo's method; its reply.
     @discardableResult
-    func callMemo(_ memo: MemoListing, _ member: String, _ arguments: [BusValue] = []) throws(BusError) -> [BusValue] {
+    func callMemo(
+        _ memo: MemoListing, _ member: BusMethodDeclaration, _ arguments: [BusValue] = []
+    ) throws(BusError) -> [BusValue] {
         try connection.call(
             destination: Self.busName, path: Contract.memoPath(id: memo.id),
-            interface: Contract.memoInterface, member: MemberName(member), arguments: arguments)
+            interface: Contract.memoInterface, member: member.name, arguments: arguments)
     }
 
     /// The memo's waveform: `count` peaks, 0…1.
     func peaks(of memo: MemoListing, count: Int) throws(BusError) -> [Double] {
-        let reply = try callMemo(memo, "Peaks", [.uint32(UInt32(count))])
+        let reply = try callMemo(memo, MemoMember.peaks, [.uint32(UInt32(count))])
         return reply.first?.array?.compactMap(\.double) ?? []
     }
 }
@@ -183,9 +187,9 @@ extension MemoCommand {
 /// A subcommand that calls one method of one memo and says what it did.
 protocol MemoAction: MemoCommand {
     /// The `org.example.VoiceMemo.Memo` method it calls.
-    static var member: String { get }
-    /// What it prints before the memo's id ("Playing").
-    static var report: String { get }
+    static var member: BusMethodDeclaration { get }
+    /// What it prints once done with memo `id` ("Playing <id>").
+    static func report(_ id: String) -> String
     /// The memo as the user named it (an id, a prefix of one, or `latest`).
     var memoArgument: String { get }
     init(memo: String)
@@ -200,7 +204,7 @@ extension MemoAction {
     func run(_ client: RecorderClient) throws(BusError) {
         let memo = try client.memo(named: memoArgument)
         try client.callMemo(memo, Self.member)
-        print("\(Self.report) \(memo.id)")
+        print(Self.report(memo.id))
     }
 }
 
@@ -208,8 +212,8 @@ struct Play: MemoAction {
     static let name = "play"
     static let abstract = "Play a memo on the default output."
     static let usage = "play ID|latest"
-    static let member = "Play"
-    static let report = "Playing"
+    static let member = MemoMember.play
+    static func report(_ id: String) -> String { "Playing \(id)" }
     let memoArgument: String
 
     init(memo: String) { memoArgument = memo }
@@ -229,7 +233,7 @@ struct Rename: MemoCommand {
     }
 
     func run(_ client: RecorderClient) throws(BusError) {
-        try client.callMemo(try client.memo(named: memo), "Rename", [.string(title)])
+        try client.callMemo(try client.memo(named: memo), MemoMember.rename, [.string(title)])
     }
 }
 
@@ -254,7 +258,7 @@ struct Delete: Subcommand {
 
     func run(_ client: RecorderClient) throws(BusError) {
         let memo = try client.memo(named: memo)
-        try client.callMemo(memo, isPermanent ? "DeletePermanently" : "Delete")
+        try client.callMemo(memo, isPermanent ? MemoMember.deletePermanently : MemoMember.delete)
         print(isPermanent ? "Deleted \(memo.id) permanently" : "Moved \(memo.id) to the trash")
     }
 }

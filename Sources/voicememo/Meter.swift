@@ -1,5 +1,6 @@
 import Bus
 import FoundationEssentials
+import VoiceMemoContract
 import VoiceMemoCore
 
 #if canImport(Glibc)
@@ -51,7 +52,7 @@ struct Meter: Subcommand {
         var status = try Watch.fetch(client)
         // Levels for as long as this connection lives: however the meter ends (even killed),
         // the daemon stops sending them, and the MeteringEnabled setting is never touched.
-        try client.call("WatchLevels")
+        try client.call(RecorderMember.watchLevels)
 
         Interrupt.install()
         let table = MeterTable()
@@ -64,7 +65,7 @@ struct Meter: Subcommand {
             switch try events.next(timeout: .milliseconds(100)) {
             case .propertiesChanged(let changed):
                 status.update(with: changed)
-                if changed["State"] != nil, let fresh = try? Watch.fetch(client) { status = fresh }
+                if changed[RecorderMember.state] != nil, let fresh = try? Watch.fetch(client) { status = fresh }
             case .levels(let signal):
                 status.update(levels: signal)
             case .daemonChanged(isRunning: false):

@@ -13,19 +13,12 @@ struct RecorderClient {
         RecorderClient(connection: try BusConnection.session())
     }
 
-    /// Calls `member` on the recorder with `arguments` and returns the reply's values.
+    /// Calls `method` on the recorder with `arguments` and returns the reply's values.
     @discardableResult
-    func call(_ member: String, _ arguments: [BusValue] = []) throws(BusError) -> [BusValue] {
+    func call(_ method: BusMethodDeclaration, _ arguments: [BusValue] = []) throws(BusError) -> [BusValue] {
         try connection.call(
-            destination: Self.busName, path: Self.path, interface: Self.interface, member: MemberName(member),
+            destination: Self.busName, path: Self.path, interface: Self.interface, member: method.name,
             arguments: arguments)
-    }
-
-    /// Writes one recorder property.
-    func setProperty(_ name: String, _ value: BusValue) throws(BusError) {
-        _ = try connection.call(
-            destination: Self.busName, path: Self.path, interface: .properties,
-            member: MemberName("Set"), arguments: [.string(Self.interface.rawValue), .string(name), .variant(value)])
     }
 
     /// Every recorder property, by name.

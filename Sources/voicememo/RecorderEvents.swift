@@ -1,4 +1,5 @@
 import Bus
+import VoiceMemoContract
 
 /// The recorder's signals as a stream the live views read from, with a deadline so they
 /// can also tick their clocks.
@@ -8,10 +9,8 @@ struct RecorderEvents {
     /// Subscribes to the recorder object's signals and to the daemon appearing or leaving.
     init(_ client: RecorderClient) throws(BusError) {
         connection = client.connection
-        try connection.addMatch("type='signal',path='\(RecorderClient.path.rawValue)'")
-        try connection.addMatch(
-            "type='signal',sender='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(RecorderClient.busName.rawValue)'"
-        )
+        try connection.addMatch(.signals(path: RecorderClient.path))
+        try connection.addMatch(.nameOwnerChanged(of: RecorderClient.busName))
     }
 
     /// The next event, or nil when `timeout` passes first.
@@ -19,7 +18,7 @@ struct RecorderEvents {
         guard let signal = try connection.nextSignal(timeout: timeout) else { return nil }
         switch signal.member.rawValue {
         case "PropertiesChanged": return .propertiesChanged(signal.arguments[1].stringDictionary ?? [:])
-        case "Levels": return .levels(signal)
+        case RecorderMember.levels.name.rawValue: return .levels(signal)
         case "NameOwnerChanged": return .daemonChanged(isRunning: signal.arguments.last?.string?.isEmpty == false)
         default: return .other(signal)
         }

@@ -1,5 +1,6 @@
 import Bus
 import FoundationEssentials
+import VoiceMemoContract
 import VoiceMemoCore
 
 /// What the CLI's live views know about the recorder, kept current from its signals and
@@ -19,10 +20,12 @@ struct RecorderStatus {
 
     /// Takes the values of a `GetAll` or a `PropertiesChanged`.
     mutating func update(with properties: [String: BusValue]) {
-        if let state = properties["State"]?.string.flatMap(RecorderState.init(rawValue:)) { self.state = state }
-        if let source = properties["ActiveSource"]?.string { activeSource = source }
-        if let channels = properties["Channels"]?.uint32 { self.channels = Int(channels) }
-        if let time = properties["CurrentTime"]?.double { setTime(time) }
+        if let state = properties[RecorderMember.state]?.string.flatMap(RecorderState.init(rawValue:)) {
+            self.state = state
+        }
+        if let source = properties[RecorderMember.activeSource]?.string { activeSource = source }
+        if let channels = properties[RecorderMember.channels]?.uint32 { self.channels = Int(channels) }
+        if let time = properties[RecorderMember.currentTime]?.double { setTime(time) }
     }
 
     /// Takes a `Levels` signal.

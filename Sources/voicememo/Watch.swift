@@ -1,5 +1,6 @@
 import Bus
 import FoundationEssentials
+import VoiceMemoContract
 
 #if canImport(Glibc)
     import Glibc
@@ -76,7 +77,9 @@ struct Watch: Subcommand {
             let event = try events.next(timeout: isRecording ? .milliseconds(100) : .seconds(3600))
             switch event {
             case .propertiesChanged(let changed):
-                let stateChanged = changed["State"] != nil && changed["State"]?.string != status?.state.rawValue
+                let stateChanged =
+                    changed[RecorderMember.state] != nil
+                    && changed[RecorderMember.state]?.string != status?.state.rawValue
                 status?.update(with: changed)
                 if stateChanged, let fresh = try? Self.fetch(client) { status = fresh }
                 if stateChanged { emit(force: true) }

@@ -40,15 +40,16 @@ struct CrashRecovery: Sendable {
             do {
                 let fixes = try CrashRepair.repair(
                     fileAt: memo.path, container: format.tagContainer, decodedFrames: decodedFrames)
-                log("recovered \(name) after a crash" + (fixes.isEmpty ? "" : ": " + fixes.joined(separator: ", ")))
+                Log.info(
+                    "recovered \(name) after a crash" + (fixes.isEmpty ? "" : ": " + fixes.joined(separator: ", ")))
             } catch {
-                log("cannot repair \(name): \(error)")
+                Log.error("cannot repair \(name): \(error)")
             }
             let heldFrames = decodedFrames ?? (try? SoundFileReader(path: memo.path)).map { UInt64($0.frameCount) }
             if heldFrames ?? 0 > 0 {
                 recovered.append(memo)
             } else {
-                log("\(name) holds no audio; removing it")
+                Log.info("\(name) holds no audio; removing it")
                 try? directory.remove(memo)
             }
         }
@@ -73,9 +74,5 @@ struct CrashRecovery: Sendable {
             total += UInt64(frames)
         }
         return total
-    }
-
-    private func log(_ message: String) {
-        fputs("voicememod: \(message)\n", standardError)
     }
 }

@@ -28,9 +28,8 @@ struct FolderOpener {
             hasOwner(Self.portal) { hasPortal in
                 let descriptor = hasPortal ? open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1
                 guard descriptor >= 0 else {
-                    fputs(
-                        "voicememod: no file manager (org.freedesktop.FileManager1) or desktop portal on the bus to open \(path)\n",
-                        standardError)
+                    Log.warning(
+                        "no file manager (org.freedesktop.FileManager1) or desktop portal on the bus to open \(path)")
                     return
                 }
                 connection.callWithoutReply(

@@ -24,7 +24,7 @@ struct LibraryCache {
                 atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             try Data(LibraryCacheFormat.encode(memos)).write(to: URL(filePath: path), options: .atomic)
         } catch {
-            fputs("voicememod: cannot save the library cache \(path): \(error)\n", standardError)
+            Log.warning("cannot save the library cache \(path): \(error)")
         }
     }
 }

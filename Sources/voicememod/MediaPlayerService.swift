@@ -34,7 +34,7 @@ final class MediaPlayerService {
     /// The memo the transport acts on, kept after playback stops.
     private var selected: String?
     /// The values last announced, so PropertiesChanged carries only real changes.
-    private var announced: [String: BusValue] = [:]
+    private var announced: PropertySnapshot!
     /// The library newest first, rebuilt only after it changes.
     private var cachedIDs: [String]?
     /// Set while one track replaces another, so clients never see a passing "Stopped".
@@ -47,7 +47,8 @@ final class MediaPlayerService {
         server.export(MediaPlayerNames.path, interfaces: [rootInterface, playerInterface])
         player.statusChanged.observe { [weak self] in self?.playerChanged() }
         library.changed.observe { [weak self] in self?.libraryChanged() }
-        announced = announcedValues()
+        announced = server.snapshot(
+            of: Self.announcedNames, on: MediaPlayerNames.path, interface: MediaPlayerNames.playerInterface)
     }
 
     // MARK: The tables
@@ -193,14 +194,12 @@ final class MediaPlayerService {
             return .stringDictionary(["mpris:trackid": .objectPath(MediaPlayerNames.noTrack)])
         }
         return .stringDictionary([
-            "mpris:trackid": .objectPath(trackID(memo.id)),
+            "mpris:trackid": .objectPath(Contract.memoPath(id: memo.id)),
             "mpris:length": .int64(MediaTransport.microseconds(memo.duration)),
             "xesam:title": .string(memo.title.isEmpty ? Self.untitledName(memo.fileName) : memo.title),
             "xesam:url": .string(MediaTransport.fileURL(path: file)),
         ])
     }
-
-    private func trackID(_ id: String) -> ObjectPath { Contract.memoParentPath.appending(id) }
 
     /// A memo without a title is shown by its file name, without the extension.
     private static func untitledName(_ fileName: String) -> String {
@@ -258,7 +257,7 @@ final class MediaPlayerService {
     private func setPosition(_ position: Int64, track: ObjectPath) {
         guard player.playing != nil, let memo = currentTrack,
             let target = MediaTransport.setPosition(
-                position, trackID: track.rawValue, currentTrackID: trackID(memo.id).rawValue,
+                position, trackID: track.rawValue, currentTrackID: Contract.memoPath(id: memo.id).rawValue,
                 length: MediaTransport.microseconds(memo.duration))
         else { return }
         move(to: target)
@@ -289,20 +288,8 @@ final class MediaPlayerService {
         "PlaybackStatus", "Metadata", "CanPlay", "CanPause", "CanSeek", "CanGoNext", "CanGoPrevious",
     ]
 
-    private func announcedValues() -> [String: BusValue] {
-        var values: [String: BusValue] = [:]
-        for property in playerInterface.properties where Self.announcedNames.contains(property.name) {
-            values[property.name] = property.get(MediaPlayerNames.path)
-        }
-        return values
-    }
-
     /// Emits PropertiesChanged with whatever changed since the last announcement.
     private func announceChanges() {
-        let now = announcedValues()
-        let changed = Self.announcedNames.filter { now[$0] != announced[$0] }
-        announced = now
-        guard !changed.isEmpty else { return }
-        server.propertiesChanged(on: MediaPlayerNames.path, interface: MediaPlayerNames.playerInterface, names: changed)
+        announced = server.announceChanges(since: announced)
     }
 }

@@ -109,7 +109,7 @@ final class MemoLibraryService: @unchecked Sendable {
         case .finished(let summary):
             filesBeingLoaded = []
             isLoading = false
-            fputs("voicememod: library: \(summary)\n", standardError)
+            Log.info("library: \(summary)")
             // What changed while the library was read (a memo recorded, a file copied in).
             refresh()
             if summary.cacheIsStale { scheduleCacheSave() }
@@ -159,15 +159,17 @@ final class MemoLibraryService: @unchecked Sendable {
             if catalog[id] != nil { removeMemo(id: id) }
             return
         }
-        let isNew = catalog[id] == nil
-        catalog.insert(memo)
-        if isNew {
-            announceAdded(memo)
-        } else {
-            server.propertiesChanged(
-                on: path(of: id), interface: Contract.memoInterface,
-                names: ["Title", "Path", "Duration", "SampleRate", "Channels", "Size"])
+        guard catalog[id] != nil else {
+            catalog.insert(memo)
+            return announceAdded(memo)
         }
+        let before = server.snapshot(
+            of: [
+                MemoMember.title, MemoMember.path, MemoMember.duration, MemoMember.sampleRate, MemoMember.channels,
+                MemoMember.size,
+            ].map(\.name), on: Contract.memoPath(id: id), interface: Contract.memoInterface)
+        catalog.insert(memo)
+        server.announceChanges(since: before)
     }
 
     /// The memo being recorded, whose object answers Peaks only, unlisted.
@@ -179,14 +181,15 @@ final class MemoLibraryService: @unchecked Sendable {
     /// it as a memo in its place, announced; a cancelled one just goes.
     func showRecording(_ memo: MemoReference?) {
         guard memo?.id != recording?.id else { return }
-        if let previous = recording, catalog[previous.id] == nil { server.unexport(path(of: previous.id)) }
+        if let previous = recording, catalog[previous.id] == nil { server.unexport(Contract.memoPath(id: previous.id)) }
         recording = memo
         guard let memo, catalog[memo.id] == nil else { return }
-        let peaks = BusMethod("Peaks", in: Self.peaksIn, out: Self.peaksOut) { [weak self] call in
+        let peaks = BusMethod(MemoMember.peaks) { [weak self] call in
             self?.peaksSoFar(of: memo, count: call.arguments[0].uint32 ?? 0) { call.answer($0) }
         }
         server.export(
-            path(of: memo.id), interfaces: [BusInterface(name: Contract.memoInterface, methods: [peaks])], listed: false
+            Contract.memoPath(id: memo.id), interfaces: [BusInterface(name: Contract.memoInterface, methods: [peaks])],
+            listed: false
         )
     }
 
@@ -218,8 +221,6 @@ final class MemoLibraryService: @unchecked Sendable {
 
     // MARK: The memo interface
 
-    private func path(of id: String) -> ObjectPath { Contract.memoParentPath.appending(id) }
-
     /// Puts the memo objects on the bus as one family: each memo costs the bus its
     /// `MemoInfo` in the catalog, not a path and a table of closures.
     private func exportMemos() {
@@ -233,7 +234,7 @@ final class MemoLibraryService: @unchecked Sendable {
     /// Announces a memo the catalog now holds; the object that stood in for it while it was
     /// recorded makes way for it.
     private func announceAdded(_ memo: MemoInfo) {
-        if recording?.id == memo.id { server.unexport(path(of: memo.id)) }
+        if recording?.id == memo.id { server.unexport(Contract.memoPath(id: memo.id)) }
         server.memberAdded(memo.id, below: Contract.memoParentPath)
     }
 
@@ -246,44 +247,44 @@ final class MemoLibraryService: @unchecked Sendable {
         return BusInterface(
             name: Contract.memoInterface,
             methods: [
-                BusMethod("Play") { [weak self] call in
+                BusMethod(MemoMember.play) { [weak self] call in
                     call.answer(
                         Result { () throws(RecorderError) in
                             try self?.play(id: id(call))
                             return []
                         })
                 },
-                BusMethod("Rename", in: [BusArgument("title", "s")]) { [weak self] call in
+                BusMethod(MemoMember.rename) { [weak self] call in
                     self?.rename(id: id(call), to: call.arguments[0].string ?? "") { call.answer($0.map { [] }) }
                 },
-                BusMethod("Delete") { [weak self] call in
+                BusMethod(MemoMember.delete) { [weak self] call in
                     self?.delete(id: id(call), permanently: false) { call.answer($0.map { [] }) }
                 },
-                BusMethod("DeletePermanently") { [weak self] call in
+                BusMethod(MemoMember.deletePermanently) { [weak self] call in
                     self?.delete(id: id(call), permanently: true) { call.answer($0.map { [] }) }
                 },
-                BusMethod("Peaks", in: Self.peaksIn, out: Self.peaksOut) { [weak self] call in
+                BusMethod(MemoMember.peaks) { [weak self] call in
                     self?.peaks(id: id(call), count: call.arguments[0].uint32 ?? 0) { call.answer($0) }
                 },
             ],
             properties: [
-                BusProperty("Id", "s", changeSignal: .constant, getAt: value { .string($0.id) }),
+                BusProperty(MemoMember.id, getAt: value { .string($0.id) }),
                 BusProperty(
-                    "Title", "s", getAt: value { .string($0.title) },
+                    MemoMember.title, getAt: value { .string($0.title) },
                     setLater: { [weak self] call, newValue in
                         self?.rename(id: String(call.path.lastElement), to: newValue.string ?? "") {
                             call.answer($0.map { [] })
                         }
                     }),
                 BusProperty(
-                    "Path", "s",
+                    MemoMember.path,
                     getAt: value { [directory = files.directory] in .string(directory + "/" + $0.fileName) }),
-                BusProperty("Format", "s", changeSignal: .constant, getAt: value { .string($0.format.rawValue) }),
-                BusProperty("Created", "x", changeSignal: .constant, getAt: value { .int64($0.created) }),
-                BusProperty("Duration", "d", getAt: value { .double($0.duration) }),
-                BusProperty("SampleRate", "u", getAt: value { .uint32($0.sampleRate) }),
-                BusProperty("Channels", "u", getAt: value { .uint32($0.channels) }),
-                BusProperty("Size", "t", getAt: value { .uint64($0.size) }),
+                BusProperty(MemoMember.format, getAt: value { .string($0.format.rawValue) }),
+                BusProperty(MemoMember.created, getAt: value { .int64($0.created) }),
+                BusProperty(MemoMember.duration, getAt: value { .double($0.duration) }),
+                BusProperty(MemoMember.sampleRate, getAt: value { .uint32($0.sampleRate) }),
+                BusProperty(MemoMember.channels, getAt: value { .uint32($0.channels) }),
+                BusProperty(MemoMember.size, getAt: value { .uint64($0.size) }),
             ])
     }
 
@@ -300,10 +301,6 @@ final class MemoLibraryService: @unchecked Sendable {
         }
         try player.play(reference(id: id)!, paused: paused)
     }
-
-    /// Peaks's arguments, one copy for every memo object (arrays are shared until written).
-    private static let peaksIn = [BusArgument("count", "u")]
-    private static let peaksOut = [BusArgument("peaks", "ad")]
 
     /// `Peaks`: `count` values, answered later (a memo not yet cached is decoded off the queue).
     func peaks(id: String, count: UInt32, completion: @escaping (Result<[BusValue], RecorderError>) -> Void) {
@@ -380,13 +377,12 @@ final class MemoLibraryService: @unchecked Sendable {
             memo.size = status.size
             memo.modified = status.modified
         }
+        let announced = server.snapshot(
+            of: [MemoMember.title, MemoMember.path, MemoMember.size].map(\.name), on: Contract.memoPath(id: memo.id),
+            interface: Contract.memoInterface)
         catalog.insert(memo)
         scheduleCacheSave()
-        let changedProperties = [
-            ("Title", memo.title != before.title), ("Path", memo.fileName != before.fileName),
-            ("Size", memo.size != before.size),
-        ].filter(\.1).map(\.0)
-        server.propertiesChanged(on: path(of: memo.id), interface: Contract.memoInterface, names: changedProperties)
+        server.announceChanges(since: announced)
         changed.notify()
     }
 

@@ -19,13 +19,9 @@ final class MemoPeaksService: Sendable {
     private let cache: PeakCache
     private let work = DispatchQueue(label: "voicememod.peaks")
     private let queue: DispatchQueue
-    /// VOICEMEMO_DEBUG=1: each decode is logged, so a test can tell a cached answer.
-    private let logsDecoding: Bool
-
-    init(cacheDirectory: String, queue: DispatchQueue, logsDecoding: Bool) {
+    init(cacheDirectory: String, queue: DispatchQueue) {
         cache = PeakCache(directory: cacheDirectory)
         self.queue = queue
-        self.logsDecoding = logsDecoding
     }
 
     /// `count` peaks of memo `id`, whose file is at `path`; `completion` runs on the daemon's queue.
@@ -58,9 +54,8 @@ final class MemoPeaksService: Sendable {
         work.async { [self] in
             let result = Result { () throws(RecorderError) in
                 let bins = (try? Self.decode(path)) ?? PeakBins(frameCount: 0, framesPerBin: 1, values: [])
-                if logsDecoding {
-                    fputs("voicememod: peaks computed for \(id) from the file being recorded\n", standardError)
-                }
+                // Debug lines: a test tells a cached answer from a decode by them.
+                Log.debug("peaks computed for \(id) from the file being recorded")
                 return bins.peaks(count: count)
             }
             queue.async { completion.value(result) }
@@ -96,7 +91,7 @@ final class MemoPeaksService: Sendable {
         let (cached, size, modified) = try cachedBins(id: id, path: path)
         if let cached { return cached }
         let bins = try Self.decode(path)
-        if logsDecoding { fputs("voicememod: peaks computed for \(id) from file\n", standardError) }
+        Log.debug("peaks computed for \(id) from file")
         cache.save(PeakCacheRecord(size: size, modified: modified, bins: bins), for: id)
         return bins
     }

@@ -39,24 +39,20 @@ struct PeakCache {
             try FileManager.default.createDirectory(
                 atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
-            fputs("voicememod: cannot create the peaks cache \(directory): \(error)\n", standardError)
+            Log.warning("cannot create the peaks cache \(directory): \(error)")
             return
         }
         let (path, temporary) = (path(of: id), directory + "/." + id + ".peaks.new")
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
-            fputs(
-                "voicememod: cannot save the peaks of \(id) in \(directory): \(String(cString: strerror(errno)))\n",
-                standardError)
+            Log.warning("cannot save the peaks of \(id) in \(directory): \(String(cString: strerror(errno)))")
             return
         }
         let bytes = record.encoded
         let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
         let closed = close(descriptor)
         guard written == bytes.count, closed == 0, rename(temporary, path) == 0 else {
-            fputs(
-                "voicememod: cannot save the peaks of \(id) in \(directory): \(String(cString: strerror(errno)))\n",
-                standardError)
+            Log.warning("cannot save the peaks of \(id) in \(directory): \(String(cString: strerror(errno)))")
             unlink(temporary)
             return
         }

@@ -11,9 +11,9 @@ import VoiceMemoRuntime
 /// The recorder object `/org/example/VoiceMemo`: one table mapping the contract's methods,
 /// properties and signals to `Recorder` calls, so the whole API reads on one screen.
 ///
-/// Lives on the daemon's main queue, like the recorder and the bus connection.
-/// `@unchecked Sendable`: its state is touched only on the server's queue, where bus calls
-/// and the recorder's callbacks arrive (checked in `reportRecovered`, the one call posted there).
+/// `@unchecked Sendable`: its state is touched only on the daemon's one serial queue (not
+/// `DispatchQueue.main`), the server's, where bus calls and the recorder's callbacks arrive
+/// (checked in `reportRecovered`, the one call posted there).
 final class RecorderService: @unchecked Sendable {
     private let recorder: Recorder
     private let player: MemoPlayer
@@ -26,7 +26,7 @@ final class RecorderService: @unchecked Sendable {
         self.library = library
         self.server = server
         recorder.notifications.observe { [weak self] in self?.hear($0) }
-        player.playingChanged.observe { [weak self] _ in self?.announce(["Playing"]) }
+        player.playingChanged.observe { [weak self] _ in self?.announce([RecorderMember.playing.name]) }
         player.ended.observe { [weak self] in self?.playbackEnded($0.memo, $0.ending) }
         server.export(Contract.recorderPath, interfaces: [recorderInterface])
         server.addObjectManager(at: Contract.recorderPath)
@@ -45,100 +45,83 @@ final class RecorderService: @unchecked Sendable {
         BusInterface(
             name: Contract.recorderInterface,
             methods: [
-                BusMethod("Record", out: [BusArgument("memo", "o")]) { [recorder] call in
-                    recorder.record { call.answer($0.map { [.objectPath(Contract.path(of: $0))] }) }
+                BusMethod(RecorderMember.record) { [recorder] call in
+                    recorder.record { call.answer($0.map { [.objectPath(Contract.memoPath(id: $0.id))] }) }
                 },
-                BusMethod("RecordWithOptions", in: [BusArgument("options", "a{sv}")], out: [BusArgument("memo", "o")]) {
-                    [recorder] call in
+                BusMethod(RecorderMember.recordWithOptions) { [recorder] call in
                     recorder.record(options: Self.options(from: call.arguments[0])) {
-                        call.answer($0.map { [.objectPath(Contract.path(of: $0))] })
+                        call.answer($0.map { [.objectPath(Contract.memoPath(id: $0.id))] })
                     }
                 },
-                BusMethod("Pause") { [recorder] call in recorder.pause { call.answer($0.map { [] }) } },
-                BusMethod("Resume") { [recorder] call in
+                BusMethod(RecorderMember.pause) { [recorder] call in recorder.pause { call.answer($0.map { [] }) } },
+                BusMethod(RecorderMember.resume) { [recorder] call in
                     call.answer(
                         Result { () throws(RecorderError) in
                             try recorder.resume()
                             return []
                         })
                 },
-                BusMethod("Stop", out: [BusArgument("memo", "o")]) { [recorder] call in
-                    recorder.stop { call.answer($0.map { [.objectPath(Contract.path(of: $0))] }) }
+                BusMethod(RecorderMember.stop) { [recorder] call in
+                    recorder.stop { call.answer($0.map { [.objectPath(Contract.memoPath(id: $0.id))] }) }
                 },
-                BusMethod("Cancel") { [recorder] call in recorder.cancel { call.answer($0.map { [] }) } },
-                BusMethod("Toggle", out: [BusArgument("state", "s")]) { [recorder] call in
+                BusMethod(RecorderMember.cancel) { [recorder] call in recorder.cancel { call.answer($0.map { [] }) } },
+                BusMethod(RecorderMember.toggle) { [recorder] call in
                     recorder.toggle { call.answer($0.map { [.string($0.rawValue)] }) }
                 },
-                BusMethod("StopPlayback") { [player] call in
+                BusMethod(RecorderMember.stopPlayback) { [player] call in
                     player.stop()
                     call.reply()
                 },
-                BusMethod("GetLevels", out: [BusArgument("average_db", "ad"), BusArgument("peak_db", "ad")]) {
-                    [recorder] call in
+                BusMethod(RecorderMember.getLevels) { [recorder] call in
                     let levels = recorder.levels
                     call.reply([Self.decibels(levels.average), Self.decibels(levels.peak)])
                 },
-                BusMethod("WatchLevels") { [weak self] call in
+                BusMethod(RecorderMember.watchLevels) { [weak self] call in
                     self?.levelWatchers.insert(call.sender)
                     call.reply()
                 },
                 // Not watching is no error: the end the caller asks for holds either way.
-                BusMethod("UnwatchLevels") { [weak self] call in
+                BusMethod(RecorderMember.unwatchLevels) { [weak self] call in
                     self?.levelWatchers.remove(call.sender)
                     call.reply()
                 },
             ],
             properties: [
-                BusProperty("State", "s") { [recorder] in .string(recorder.state.rawValue) },
-                BusProperty("CurrentMemo", "o") { [recorder] in .objectPath(Contract.path(of: recorder.currentMemo)) },
-                BusProperty("CurrentTime", "d", changeSignal: .none) { [recorder] in .double(recorder.currentTime) },
-                BusProperty("Playing", "o") { [player] in .objectPath(Contract.path(of: player.playing)) },
-                Self.setting("Format", "s", of: recorder, \.format, read: { .string($0.rawValue) }) {
+                BusProperty(RecorderMember.state) { [recorder] in .string(recorder.state.rawValue) },
+                BusProperty(RecorderMember.currentMemo) { [recorder] in
+                    .objectPath(Contract.memoPath(id: recorder.currentMemo?.id))
+                },
+                BusProperty(RecorderMember.currentTime) { [recorder] in .double(recorder.currentTime) },
+                BusProperty(RecorderMember.playing) { [player] in .objectPath(Contract.memoPath(id: player.playing?.id))
+                },
+                Self.setting(RecorderMember.format, of: recorder, \.format, read: { .string($0.rawValue) }) {
                     (value) throws(RecorderError) in
-                    try Validation.format(value.string!, key: "Format")
+                    try Validation.format(value.string!, key: RecorderMember.format.name)
                 },
-                Self.setting("SampleRate", "u", of: recorder, \.sampleRate, read: { .uint32($0) }) {
+                Self.setting(RecorderMember.sampleRate, of: recorder, \.sampleRate, read: { .uint32($0) }) {
                     (value) throws(RecorderError) in
-                    try Validation.sampleRate(value.uint32!, key: "SampleRate")
+                    try Validation.sampleRate(value.uint32!, key: RecorderMember.sampleRate.name)
                 },
-                Self.setting("Channels", "u", of: recorder, \.channels, read: { .uint32($0) }) {
+                Self.setting(RecorderMember.channels, of: recorder, \.channels, read: { .uint32($0) }) {
                     (value) throws(RecorderError) in
-                    try Validation.channels(value.uint32!, key: "Channels")
+                    try Validation.channels(value.uint32!, key: RecorderMember.channels.name)
                 },
-                Self.setting("Quality", "s", of: recorder, \.quality, read: { .string($0.rawValue) }) {
+                Self.setting(RecorderMember.quality, of: recorder, \.quality, read: { .string($0.rawValue) }) {
                     (value) throws(RecorderError) in
-                    try Validation.quality(value.string!, key: "Quality")
+                    try Validation.quality(value.string!, key: RecorderMember.quality.name)
                 },
-                Self.setting("Source", "s", of: recorder, \.source, read: { .string($0) }) {
+                Self.setting(RecorderMember.source, of: recorder, \.source, read: { .string($0) }) {
                     (value) throws(RecorderError) in
-                    try Validation.source(value.string!, key: "Source")
+                    try Validation.source(value.string!, key: RecorderMember.source.name)
                 },
-                BusProperty("ActiveSource", "s") { [recorder] in .string(recorder.activeSource) },
-                Self.switchSetting("MeteringEnabled", of: recorder, \.isMeteringEnabled),
-                Self.switchSetting("NotificationsEnabled", of: recorder, \.areNotificationsEnabled),
-                Self.switchSetting("TrayEnabled", of: recorder, \.isTrayEnabled),
-                Self.switchSetting("SkipSilence", of: recorder, \.skipsSilence),
-                BusProperty("Directory", "s", changeSignal: .constant) { [recorder] in .string(recorder.directory.path)
-                },
+                BusProperty(RecorderMember.activeSource) { [recorder] in .string(recorder.activeSource) },
+                Self.switchSetting(RecorderMember.meteringEnabled, of: recorder, \.isMeteringEnabled),
+                Self.switchSetting(RecorderMember.notificationsEnabled, of: recorder, \.areNotificationsEnabled),
+                Self.switchSetting(RecorderMember.trayEnabled, of: recorder, \.isTrayEnabled),
+                Self.switchSetting(RecorderMember.skipSilence, of: recorder, \.skipsSilence),
+                BusProperty(RecorderMember.directory) { [recorder] in .string(recorder.directory.path) },
             ],
-            signals: [
-                BusSignalSpec("RecordingFinished", [BusArgument("memo", "o"), BusArgument("successfully", "b")]),
-                BusSignalSpec("EncodeError", [BusArgument("memo", "o"), BusArgument("message", "s")]),
-                BusSignalSpec("PlaybackFinished", [BusArgument("memo", "o"), BusArgument("successfully", "b")]),
-                BusSignalSpec("DecodeError", [BusArgument("memo", "o"), BusArgument("message", "s")]),
-                BusSignalSpec(
-                    "Interruption",
-                    [BusArgument("type", "s"), BusArgument("reason", "s"), BusArgument("should_resume", "b")]),
-                BusSignalSpec(
-                    "RouteChanged",
-                    [
-                        BusArgument("reason", "s"), BusArgument("previous_source", "s"),
-                        BusArgument("current_source", "s"),
-                    ]),
-                BusSignalSpec(
-                    "Levels",
-                    [BusArgument("average_db", "ad"), BusArgument("peak_db", "ad"), BusArgument("current_time", "d")]),
-            ])
+            signals: RecorderMember.signals.map { BusSignalSpec($0) })
     }
 
     /// An `ad` of per-channel dBFS values.
@@ -171,11 +154,12 @@ final class RecorderService: @unchecked Sendable {
     /// A writable property that mirrors one of the recorder's saved defaults: read from them,
     /// written through `parse`, which validates and names the property in its errors.
     private static func setting<Value>(
-        _ name: String, _ signature: String, of recorder: Recorder, _ keyPath: WritableKeyPath<RecorderDefaults, Value>,
-        read: @escaping (Value) -> BusValue, parse: @escaping (BusValue) throws(RecorderError) -> Value
+        _ declaration: BusPropertyDeclaration, of recorder: Recorder,
+        _ keyPath: WritableKeyPath<RecorderDefaults, Value>, read: @escaping (Value) -> BusValue,
+        parse: @escaping (BusValue) throws(RecorderError) -> Value
     ) -> BusProperty {
         BusProperty(
-            name, signature, access: .readWrite, get: { [recorder] in read(recorder.defaults[keyPath: keyPath]) },
+            declaration, get: { [recorder] in read(recorder.defaults[keyPath: keyPath]) },
             set: { [recorder] value throws(BusError) in
                 try update(recorder) { (defaults) throws(RecorderError) in defaults[keyPath: keyPath] = try parse(value)
                 }
@@ -184,10 +168,10 @@ final class RecorderService: @unchecked Sendable {
 
     /// An on/off setting: any boolean is valid.
     private static func switchSetting(
-        _ name: String, of recorder: Recorder, _ keyPath: WritableKeyPath<RecorderDefaults, Bool>
+        _ declaration: BusPropertyDeclaration, of recorder: Recorder, _ keyPath: WritableKeyPath<RecorderDefaults, Bool>
     ) -> BusProperty {
         setting(
-            name, "b", of: recorder, keyPath, read: { .boolean($0) },
+            declaration, of: recorder, keyPath, read: { .boolean($0) },
             parse: { (value) throws(RecorderError) in value.boolean! })
     }
 
@@ -199,16 +183,20 @@ final class RecorderService: @unchecked Sendable {
             announce(properties.map(\.name))
         case .finished(let memo, let successfully):
             // The library heard first: the memo object exists (InterfacesAdded) by now.
-            emit("RecordingFinished", [.objectPath(Contract.path(of: memo)), .boolean(successfully)])
+            emit(
+                RecorderMember.recordingFinished, [.objectPath(Contract.memoPath(id: memo.id)), .boolean(successfully)])
         case .encodeFailed(let memo, let message):
-            emit("EncodeError", [.objectPath(Contract.path(of: memo)), .string(message)])
+            emit(RecorderMember.encodeError, [.objectPath(Contract.memoPath(id: memo.id)), .string(message)])
         case .interruption(let reason, let began, let shouldResume):
             emit(
-                "Interruption", [.string(began ? "began" : "ended"), .string(reason.rawValue), .boolean(shouldResume)])
+                RecorderMember.interruption,
+                [.string(began ? "began" : "ended"), .string(reason.rawValue), .boolean(shouldResume)])
         case .routeChanged(let reason, let previous, let current):
-            emit("RouteChanged", [.string(reason.rawValue), .string(previous), .string(current)])
+            emit(RecorderMember.routeChanged, [.string(reason.rawValue), .string(previous), .string(current)])
         case .levels(let levels, let currentTime):
-            emit("Levels", [Self.decibels(levels.average), Self.decibels(levels.peak), .double(currentTime)])
+            emit(
+                RecorderMember.levels,
+                [Self.decibels(levels.average), Self.decibels(levels.peak), .double(currentTime)])
         }
     }
 
@@ -216,28 +204,29 @@ final class RecorderService: @unchecked Sendable {
     func reportRecovered(_ memo: MemoReference) {
         dispatchPrecondition(condition: .onQueue(server.queue))
         library.refresh(memo)
-        emit("RecordingFinished", [.objectPath(Contract.path(of: memo)), .boolean(false)])
+        emit(RecorderMember.recordingFinished, [.objectPath(Contract.memoPath(id: memo.id)), .boolean(false)])
     }
 
     private func playbackEnded(_ memo: MemoReference, _ ending: MemoPlayer.Ending) {
         switch ending {
         case .decodeFailed(let message):
-            emit("DecodeError", [.objectPath(Contract.path(of: memo)), .string(message)])
+            emit(RecorderMember.decodeError, [.objectPath(Contract.memoPath(id: memo.id)), .string(message)])
         case .outputFailed(let message):
-            fputs("voicememod: playback of \(memo.path) failed: \(message)\n", standardError)
+            Log.error("playback of \(memo.path) failed: \(message)")
         case .finished, .stopped:
             break
         }
-        emit("PlaybackFinished", [.objectPath(Contract.path(of: memo)), .boolean(ending == .finished)])
+        emit(
+            RecorderMember.playbackFinished,
+            [.objectPath(Contract.memoPath(id: memo.id)), .boolean(ending == .finished)])
     }
 
     private func announce(_ names: [String]) {
         server.propertiesChanged(on: Contract.recorderPath, interface: Contract.recorderInterface, names: names)
     }
 
-    private func emit(_ signal: String, _ arguments: [BusValue]) {
-        server.emit(
-            MemberName(signal), on: Contract.recorderPath, interface: Contract.recorderInterface, arguments: arguments)
+    private func emit(_ signal: BusSignalDeclaration, _ arguments: [BusValue]) {
+        server.emit(signal.name, on: Contract.recorderPath, interface: Contract.recorderInterface, arguments: arguments)
     }
 }
 

@@ -53,14 +53,15 @@ final class SessionMonitor: @unchecked Sendable {
             connection = try BusConnection.system()
             // Subscribed before attaching, while blocking on the bus is still harmless.
             try connection.addMatch(
-                "type='signal',sender='\(Login.busName.rawValue)',path='\(Login.path.rawValue)',"
-                    + "interface='\(Login.manager.rawValue)',member='PrepareForSleep'")
+                .signals(
+                    sender: Login.busName, path: Login.path, interface: Login.manager,
+                    member: MemberName("PrepareForSleep")))
             try connection.addMatch(
-                "type='signal',sender='\(Login.busName.rawValue)',path_namespace='\(Login.sessionPaths.rawValue)',"
-                    + "interface='\(Login.properties.rawValue)',member='PropertiesChanged',arg0='\(Login.session.rawValue)'"
-            )
+                .signals(
+                    sender: Login.busName, pathNamespace: Login.sessionPaths, interface: Login.properties,
+                    member: MemberName("PropertiesChanged"), arguments: [0: Login.session.rawValue]))
         } catch {
-            log("no system bus (\(error.message)); sleep and session handling is off")
+            Log.warning("no system bus (\(error.message)); sleep and session handling is off")
             return nil
         }
         let monitor = SessionMonitor(connection: connection, recorder: recorder, queue: queue)
@@ -115,7 +116,7 @@ final class SessionMonitor: @unchecked Sendable {
             member: MemberName("GetSession"), arguments: [.string(id)]
         ) { [self] result in
             guard case .success(let reply) = result, let path = reply.first?.objectPath else {
-                return log("no logind session for voicememod; session switches are not noticed")
+                return Log.warning("no logind session for voicememod; session switches are not noticed")
             }
             sessionPath = path
             readSessionActive()
@@ -131,7 +132,7 @@ final class SessionMonitor: @unchecked Sendable {
             [self] result in
             guard case .success(let reply) = result, let active = reply.first?.variant?.boolean else {
                 self.sessionPath = nil
-                return log(
+                return Log.warning(
                     "logind session \(sessionPath.rawValue) has no Active state; session switches are not noticed")
             }
             sessionActiveChanged(active)
@@ -145,7 +146,7 @@ final class SessionMonitor: @unchecked Sendable {
         isEnabled = false
         lock?.close()
         lock = nil
-        log("\(reason); sleep and session handling is off")
+        Log.warning("\(reason); sleep and session handling is off")
     }
 
     // MARK: Events
@@ -234,19 +235,14 @@ final class SessionMonitor: @unchecked Sendable {
             switch result {
             case .success(let reply):
                 guard let file = reply.first?.unixFileDescriptor else {
-                    return log("logind's Inhibit returned no file descriptor; sleep will not wait for the memo")
+                    return Log.warning("logind's Inhibit returned no file descriptor; sleep will not wait for the memo")
                 }
                 if wantsLock, lock == nil { lock = file } else { file.close() }
             case .failure(let error):
                 guard !isOff else { return }
-                return log("cannot delay sleep for the open memo: \(error.message)")
+                return Log.warning("cannot delay sleep for the open memo: \(error.message)")
             }
             updateLock()  // the recording may have ended while the call was out
         }
     }
-}
-
-/// One line on stderr (the journal, under systemd).
-private func log(_ message: String) {
-    fputs("voicememod: \(message)\n", standardError)
 }

@@ -73,11 +73,9 @@ final class StatusNotifierItemService {
     /// Follows the watcher and shows the item if the settings say so. Call once, after the
     /// daemon's own name is owned.
     func start() {
+        try? server.connection.addMatch(.nameOwnerChanged(of: Self.watcher))
         try? server.connection.addMatch(
-            "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',interface='org.freedesktop.DBus',"
-                + "member='NameOwnerChanged',arg0='\(Self.watcher.rawValue)'")
-        try? server.connection.addMatch(
-            "type='signal',interface='\(Self.watcherInterface)',member='StatusNotifierHostRegistered'")
+            .signals(interface: Self.watcherInterface, member: MemberName("StatusNotifierHostRegistered")))
         server.connection.addSignalHandler { [weak self] signal in
             let watcherAppeared =
                 signal.sender == BusName.bus.rawValue && signal.member.rawValue == "NameOwnerChanged"
@@ -115,7 +113,7 @@ final class StatusNotifierItemService {
                 arguments: [.string(itemName.rawValue), .uint32(4)]
             ) { [weak self] result in
                 if case .failure(let error) = result {
-                    fputs("voicememod: cannot own the tray item's name: \(error.message)\n", standardError)
+                    Log.warning("cannot own the tray item's name: \(error.message)")
                 }
                 self?.register()
             }
@@ -162,7 +160,7 @@ final class StatusNotifierItemService {
             member: MemberName("RegisterStatusNotifierItem"), arguments: [.string(itemName.rawValue)]
         ) { result in
             if case .failure(let error) = result, error.name.rawValue != "org.freedesktop.DBus.Error.ServiceUnknown" {
-                fputs("voicememod: the tray's watcher refused the item: \(error.message)\n", standardError)
+                Log.warning("the tray's watcher refused the item: \(error.message)")
             }
         }
     }
@@ -217,7 +215,7 @@ final class StatusNotifierItemService {
     /// Left click: what the hotkey's Toggle does.
     private func activate() {
         recorder.toggle { result in
-            if case .failure(let error) = result { fputs("voicememod: tray click: \(error.message)\n", standardError) }
+            if case .failure(let error) = result { Log.warning("tray click: \(error.message)") }
         }
     }
 
@@ -232,7 +230,7 @@ final class StatusNotifierItemService {
 
     private func perform(_ command: TrayMenuService.Command) {
         let report: (Result<Void, RecorderError>) -> Void = { result in
-            if case .failure(let error) = result { fputs("voicememod: tray menu: \(error.message)\n", standardError) }
+            if case .failure(let error) = result { Log.warning("tray menu: \(error.message)") }
         }
         switch command {
         case .recorder(.record): recorder.record { report($0.map { _ in }) }

@@ -1,4 +1,5 @@
 import Bus
+import VoiceMemoContract
 import VoiceMemoCore
 
 /// The tray item's menu, `com.canonical.dbusmenu` at `/MenuBar`: the recorder's actions
@@ -85,6 +86,20 @@ final class TrayMenuService {
     ]
     private static let firstMemoID: Int32 = 100
 
+    /// An action's label: the name of the recorder method it stands for, so the menu and
+    /// the bus speak alike.
+    private static func actionLabel(_ action: TrayPresentation.Action) -> String {
+        let method =
+            switch action {
+            case .record: RecorderMember.record
+            case .pause: RecorderMember.pause
+            case .resume: RecorderMember.resume
+            case .stop: RecorderMember.stop
+            case .cancel: RecorderMember.cancel
+            }
+        return method.name.rawValue
+    }
+
     static func items(for content: Content) -> [Item] {
         func label(_ text: String, enabled: Bool = true) -> [String: BusValue] {
             ["label": .string(text), "enabled": .boolean(enabled)]
@@ -93,7 +108,7 @@ final class TrayMenuService {
         var items = TrayPresentation.Action.allCases.map { action in
             Item(
                 id: actionIDs[action]!,
-                properties: label(action.rawValue, enabled: TrayPresentation.isEnabled(action, in: content.state)),
+                properties: label(actionLabel(action), enabled: TrayPresentation.isEnabled(action, in: content.state)),
                 command: .recorder(action))
         }
         items.append(Item(id: 6, properties: separator))

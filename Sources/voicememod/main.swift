@@ -15,9 +15,9 @@ import VoiceMemoRuntime
 // Every closure made here that runs later, on the queue, is `@Sendable`: a closure made in
 // top-level code otherwise belongs to the main actor, and Swift 6 traps when the queue calls it.
 
-/// Prints to stderr (the journal, under systemd) and exits with `status`.
+/// Logs `message` as an error and exits with `status`.
 func exit(status: Int32, _ message: String) -> Never {
-    fputs("voicememod: \(message)\n", standardError)
+    Log.error(message)
     exit(status)
 }
 
@@ -51,24 +51,23 @@ let (recorder, player, library, server, service, routes, watcher, crashRecovery)
     let server = BusObjectServer(connection: connection, queue: queue)
     // Only the session's user may record, list or play, even on a shared bus.
     server.allowedUnixUser = UInt32(getuid())
-    let isDebugging = getenv("VOICEMEMO_DEBUG").map({ String(cString: $0) }) == "1"
     // VOICEMEMO_DEBUG=1: each caller forgotten on leaving the bus, so a leak would show.
-    if isDebugging {
+    if Log.isDebugEnabled {
         server.onCallerForgotten = { @Sendable [unowned server] name in
-            fputs("voicememod: forgot caller \(name); \(server.rememberedCallerCount) remembered\n", standardError)
+            Log.debug("forgot caller \(name); \(server.rememberedCallerCount) remembered")
         }
     }
     let player = MemoPlayer(backend: PulsePlaybackBackend(), queue: queue)
     let recorder = Recorder(
         directory: MemoDirectory(path: locations.memoDirectory),
-        defaults: settings.load { fputs("voicememod: \(settings.path): \($0)\n", standardError) }, settings: settings,
+        defaults: settings.load { Log.warning("\(settings.path): \($0)") }, settings: settings,
         backend: PulseRecordingBackend(knownDefaultSource: { serverMonitor.defaultSource }), player: player,
         queue: queue)
     let cacheDirectory = locations.cacheDirectory
     let library = MemoLibraryService(
         directory: locations.memoDirectory, trash: Trash(directory: locations.trashDirectory),
         cachePath: cacheDirectory + "/library.cache",
-        peaks: MemoPeaksService(cacheDirectory: cacheDirectory + "/peaks", queue: queue, logsDecoding: isDebugging),
+        peaks: MemoPeaksService(cacheDirectory: cacheDirectory + "/peaks", queue: queue),
         recorder: recorder, player: player, server: server, queue: queue)
     // Created up front so it can be watched; a failure is reported again by Record.
     try? recorder.directory.prepare()
@@ -106,12 +105,11 @@ let (mediaPlayer, tray) = queue.sync {
     let mediaPlayer = MediaPlayerService(player: player, library: library, server: server)
     do throws(BusError) {
         if try !connection.requestName(MediaPlayerNames.busName) {
-            fputs(
-                "voicememod: \(MediaPlayerNames.busName.rawValue) is owned by someone else; media keys will not reach voicememo\n",
-                standardError)
+            Log.warning(
+                "\(MediaPlayerNames.busName.rawValue) is owned by someone else; media keys will not reach voicememo")
         }
     } catch {
-        fputs("voicememod: cannot own \(MediaPlayerNames.busName.rawValue): \(error.message)\n", standardError)
+        Log.warning("cannot own \(MediaPlayerNames.busName.rawValue): \(error.message)")
     }
     // The tray item (issue 16): a StatusNotifierItem with a dbusmenu, registered with the
     // panel's watcher whenever one runs; its input label is the live one, else the default.
@@ -136,7 +134,7 @@ queue.async { [library, service, crashRecovery] in
         }
     })
 }
-fputs("voicememod: serving \(Contract.busName.rawValue); memos in \(locations.memoDirectory)\n", standardError)
+Log.info("serving \(Contract.busName.rawValue); memos in \(locations.memoDirectory)")
 
 /// SIGTERM and SIGINT finish the open memo properly before exiting.
 let terminationSources = [SIGTERM, SIGINT].map { number in

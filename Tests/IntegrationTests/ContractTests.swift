@@ -70,7 +70,9 @@ final class ContractTests: IntegrationTestCase {
     func testLiveMemoIntrospectionMatchesTheShippedXML() throws {
         let recorder = try VoiceMemoProxy(session: fixture.session)
         let memo = try recorder.recordWithOptions(["format": .string("wav"), "duration": .double(0.2)])
-        try recorder.waitForSignal("RecordingFinished") { $0.arguments.first?.objectPath == memo }
+        try recorder.waitForSignal(RecorderMember.recordingFinished.name.rawValue) {
+            $0.arguments.first?.objectPath == memo
+        }
         let connection = try BusConnection.connect(address: fixture.session.busAddress)
         let live = try XCTUnwrap(
             connection.call(
@@ -102,8 +104,12 @@ final class ContractTests: IntegrationTestCase {
             "introspect", Contract.busName.rawValue, Contract.recorderPath.rawValue,
         ])
         XCTAssertTrue(output.succeeded, "\(output)")
-        for member in [".RecordWithOptions", ".Toggle", ".CurrentTime", ".RecordingFinished", ".Levels"] {
-            XCTAssertTrue(output.stdout.contains(member), "busctl introspect shows \(member)")
+        for member in [
+            RecorderMember.recordWithOptions.name.rawValue, RecorderMember.toggle.name.rawValue,
+            RecorderMember.currentTime.name, RecorderMember.recordingFinished.name.rawValue,
+            RecorderMember.levels.name.rawValue,
+        ] {
+            XCTAssertTrue(output.stdout.contains("." + member), "busctl introspect shows \(member)")
         }
     }
 

@@ -14,4 +14,10 @@ struct RecorderPropertyTests {
         #expect(names.count == RecorderProperty.allCases.count)
         for property in RecorderProperty.allCases { #expect(property.name == names[property]) }
     }
+
+    @Test func eachPropertyIsOneOfTheRecorderInterfaces() {
+        for property in RecorderProperty.allCases {
+            #expect(RecorderMember.properties.contains(property.declaration), "\(property)")
+        }
+    }
 }

@@ -1,0 +1,77 @@
+import Bus
+
+/// Every member of `org.example.VoiceMemo`, the recorder object's interface, with its
+/// signature as `data/org.example.VoiceMemo.xml` publishes it: the one place each is spelled.
+public enum RecorderMember {
+    // MARK: Methods
+
+    public static let record = BusMethodDeclaration("Record", out: [memo])
+    public static let recordWithOptions = BusMethodDeclaration(
+        "RecordWithOptions", in: [BusArgument("options", "a{sv}")], out: [memo])
+    public static let pause = BusMethodDeclaration("Pause")
+    public static let resume = BusMethodDeclaration("Resume")
+    public static let stop = BusMethodDeclaration("Stop", out: [memo])
+    public static let cancel = BusMethodDeclaration("Cancel")
+    public static let toggle = BusMethodDeclaration("Toggle", out: [BusArgument("state", "s")])
+    public static let stopPlayback = BusMethodDeclaration("StopPlayback")
+    public static let getLevels = BusMethodDeclaration("GetLevels", out: [averageDecibels, peakDecibels])
+    public static let watchLevels = BusMethodDeclaration("WatchLevels")
+    public static let unwatchLevels = BusMethodDeclaration("UnwatchLevels")
+
+    // MARK: Signals
+
+    public static let recordingFinished = BusSignalDeclaration("RecordingFinished", [memo, successfully])
+    public static let encodeError = BusSignalDeclaration("EncodeError", [memo, message])
+    public static let playbackFinished = BusSignalDeclaration("PlaybackFinished", [memo, successfully])
+    public static let decodeError = BusSignalDeclaration("DecodeError", [memo, message])
+    public static let interruption = BusSignalDeclaration(
+        "Interruption", [BusArgument("type", "s"), BusArgument("reason", "s"), BusArgument("should_resume", "b")])
+    public static let routeChanged = BusSignalDeclaration(
+        "RouteChanged",
+        [BusArgument("reason", "s"), BusArgument("previous_source", "s"), BusArgument("current_source", "s")])
+    public static let levels = BusSignalDeclaration(
+        "Levels", [averageDecibels, peakDecibels, BusArgument("current_time", "d")])
+
+    // MARK: Properties
+
+    public static let state = BusPropertyDeclaration("State", "s")
+    public static let currentMemo = BusPropertyDeclaration("CurrentMemo", "o")
+    /// Changes continuously while recording, so it is read, never announced.
+    public static let currentTime = BusPropertyDeclaration("CurrentTime", "d", changeSignal: .none)
+    public static let playing = BusPropertyDeclaration("Playing", "o")
+    public static let format = BusPropertyDeclaration("Format", "s", access: .readWrite)
+    public static let sampleRate = BusPropertyDeclaration("SampleRate", "u", access: .readWrite)
+    public static let channels = BusPropertyDeclaration("Channels", "u", access: .readWrite)
+    public static let quality = BusPropertyDeclaration("Quality", "s", access: .readWrite)
+    public static let source = BusPropertyDeclaration("Source", "s", access: .readWrite)
+    public static let activeSource = BusPropertyDeclaration("ActiveSource", "s")
+    public static let meteringEnabled = BusPropertyDeclaration("MeteringEnabled", "b", access: .readWrite)
+    public static let notificationsEnabled = BusPropertyDeclaration("NotificationsEnabled", "b", access: .readWrite)
+    public static let trayEnabled = BusPropertyDeclaration("TrayEnabled", "b", access: .readWrite)
+    public static let skipSilence = BusPropertyDeclaration("SkipSilence", "b", access: .readWrite)
+    public static let directory = BusPropertyDeclaration("Directory", "s", changeSignal: .constant)
+
+    // MARK: The whole interface
+
+    /// Every method, in the published order.
+    public static let methods = [
+        record, recordWithOptions, pause, resume, stop, cancel, toggle, stopPlayback, getLevels, watchLevels,
+        unwatchLevels,
+    ]
+    /// Every signal, in the published order.
+    public static let signals = [
+        recordingFinished, encodeError, playbackFinished, decodeError, interruption, routeChanged, levels,
+    ]
+    /// Every property, in the published order.
+    public static let properties = [
+        state, currentMemo, currentTime, playing, format, sampleRate, channels, quality, source, activeSource,
+        meteringEnabled, notificationsEnabled, trayEnabled, skipSilence, directory,
+    ]
+
+    // Arguments several members share.
+    private static let memo = BusArgument("memo", "o")
+    private static let successfully = BusArgument("successfully", "b")
+    private static let message = BusArgument("message", "s")
+    private static let averageDecibels = BusArgument("average_db", "ad")
+    private static let peakDecibels = BusArgument("peak_db", "ad")
+}
