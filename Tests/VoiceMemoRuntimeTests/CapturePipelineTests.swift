@@ -22,6 +22,7 @@ struct CapturePipelineTests {
         }
         // The fourth refused attempt (the fifth open) is followed by an 800 ms pause.
         try await waitUntil(timeout: .seconds(5)) { backend.opens.withLock { $0 } >= 5 }
+        // Into that pause: a thread blocked in a semaphore's wait shows nothing to wait on.
         try await Task.sleep(for: .milliseconds(100))
         let attempts = backend.opens.withLock { $0 }
         let asked = ContinuousClock.now

@@ -19,13 +19,17 @@ final class FakeCapture: AudioCapture {
     private let onRead: @Sendable (Int) -> Void
     /// Asked before each read whether it is sound (the ramp) or silence; nil: always sound.
     private let isLoud: (@Sendable () -> Bool)?
+    /// Told when a read begins to hang, and when it returns.
+    private let onHang: @Sendable (Bool) -> Void
 
     init(
         silentAfterReads: Int? = nil, failAfterReads: Int? = nil, hangAfterReads: Int? = nil,
         hangSeconds: Double = 3600,
-        isLoud: (@Sendable () -> Bool)? = nil, onRead: @escaping @Sendable (Int) -> Void = { _ in }
+        isLoud: (@Sendable () -> Bool)? = nil, onRead: @escaping @Sendable (Int) -> Void = { _ in },
+        onHang: @escaping @Sendable (Bool) -> Void = { _ in }
     ) {
         self.isLoud = isLoud
+        self.onHang = onHang
         self.silentAfterReads = silentAfterReads
         self.failAfterReads = failAfterReads
         self.hangAfterReads = hangAfterReads
@@ -34,8 +38,12 @@ final class FakeCapture: AudioCapture {
     }
 
     func read(into buffer: UnsafeMutableRawBufferPointer) throws(RecorderError) {
-        Thread.sleep(forTimeInterval: 0.002)
-        if reads == hangAfterReads { Thread.sleep(forTimeInterval: hangSeconds) }
+        // A device's pace and a device's hang are time itself, which no condition stands for:
+        // a read takes 2 ms (ten times real time), and the one that hangs waits its seconds.
+        let hangs = reads == hangAfterReads
+        if hangs { onHang(true) }
+        Thread.sleep(forTimeInterval: hangs ? hangSeconds : 0.002)
+        if hangs { onHang(false) }
         reads += 1
         if let failAfterReads, reads > failAfterReads { throw .audioServer("Connection terminated") }
         let silent = (silentAfterReads.map { reads > $0 } ?? false) || isLoud?() == false
@@ -110,6 +118,8 @@ final class FakeBackend: RecordingBackend, Sendable {
     private let roomReads = Mutex(0)
     /// Frames every capture stream has delivered so far (the fakes record mono).
     let framesRead = Mutex(0)
+    /// Whether a read is hanging now (see `hangAfterReads`).
+    let isHanging = Mutex(false)
 
     init(
         refuseCapture: Bool = false, failAfterFrames: Int? = nil, silentAfterReads: Int? = nil,
@@ -149,7 +159,8 @@ final class FakeBackend: RecordingBackend, Sendable {
             return FakeCapture(
                 silentAfterReads: silentAfterReads, failAfterReads: loseServerAfterReads,
                 hangAfterReads: hangAfterReads,
-                hangSeconds: hangSeconds, isLoud: isLoud, onRead: onRead)
+                hangSeconds: hangSeconds, isLoud: isLoud, onRead: onRead,
+                onHang: { [self] hanging in isHanging.withLock { $0 = hanging } })
         }
         if attempt - 1 <= refusedReconnects { throw .audioServer("Connection refused") }
         return FakeCapture(silentAfterReads: silentAfterReads, isLoud: isLoud, onRead: onRead)

@@ -56,6 +56,18 @@ final class RecorderHarness: Sendable {
 
     func stop() async -> Result<MemoReference, RecorderError> { await call { $0.stop(completion: $1) } }
 
+    /// Waits until the fake input has delivered `count` more fragments than now, then until
+    /// the recorder's queue has run everything they sent it. The capture thread judges a
+    /// fragment and carries the answer out before it begins the next read, so whatever
+    /// should (or should not) have happened to the fragments before has happened: a test
+    /// that something stays as it is waits on the input, not on the clock.
+    func waitForReads(_ count: Int, timeout: Duration = .seconds(2)) async throws {
+        let perRead = CapturePipeline.framesPerRead(sampleRate: RecorderDefaults().sampleRate)
+        let target = backend.framesRead.withLock { $0 } + (count + 1) * perRead
+        try await waitUntil(timeout: timeout) { self.backend.framesRead.withLock { $0 } >= target }
+        queue.sync {}
+    }
+
     /// The memo files, without the recorder's hidden journal.
     var memoFiles: [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: directory.path + "/memos")) ?? []).filter {
@@ -91,9 +103,9 @@ struct RecorderTests {
         let memo = try await harness.record().get()
         try await waitUntil { harness.backend.sink(for: memo)!.frames > 0 }
         try harness.sync { recorder throws(RecorderError) in try recorder.pause() }
-        try await Task.sleep(for: .milliseconds(10))  // let the read in flight land
+        try await harness.waitForReads(1)  // the read in flight as the pause came
         let pausedFrames = harness.backend.sink(for: memo)!.frames
-        try await Task.sleep(for: .milliseconds(40))
+        try await harness.waitForReads(3)
         #expect(harness.backend.sink(for: memo)!.frames == pausedFrames)
         // Record while paused resumes, as AVAudioRecorder.record() does.
         #expect(try await harness.record().get() == memo)
@@ -216,7 +228,7 @@ struct RecorderTests {
         try await waitUntil { sink.frames > 0 }
         try await harness.call { recorder, done in recorder.pause(completion: done) }.get()
         #expect(sink.syncedFrames == sink.frames, "synced after the last frame written")
-        try await Task.sleep(for: .milliseconds(30))
+        try await harness.waitForReads(2)
         #expect(sink.syncedFrames == sink.frames, "and nothing written since")
         #expect(try harness.sync { $0.state } == .paused)
         let refused = await harness.call { recorder, done in
@@ -241,7 +253,7 @@ struct RecorderTests {
     @Test func levelsAreReportedOnlyWithMeteringEnabled() async throws {
         let harness = RecorderHarness()
         _ = try await harness.record().get()
-        try await Task.sleep(for: .milliseconds(60))
+        try await harness.waitForReads(15)  // three metering windows
         #expect(harness.observer.measured.isEmpty)
         try harness.sync { recorder throws(RecorderError) in try recorder.updateDefaults { $0.isMeteringEnabled = true }
         }
@@ -263,9 +275,9 @@ struct RecorderTests {
         #expect(try harness.sync { $0.defaults.isMeteringEnabled } == false)
 
         try harness.sync { $0.setLevelsWatched(false) }
-        try await Task.sleep(for: .milliseconds(30))  // a window measured before the change may still be on its way
+        try await harness.waitForReads(1)  // a window measured before the change may still be on its way
         let afterUnwatching = try harness.sync { _ in harness.observer.measured.count }
-        try await Task.sleep(for: .milliseconds(100))
+        try await harness.waitForReads(15)
         #expect(try harness.sync { _ in harness.observer.measured.count } == afterUnwatching)
 
         // Watching again mid-recording turns the reports back on.
@@ -347,11 +359,9 @@ struct RecorderTests {
         let memo = try await harness.record().get()
         let sink = harness.backend.sink(for: memo)!
         let perRead = CapturePipeline.framesPerRead(sampleRate: 48000)
-        // At least: a loaded test run may look only once the late read is over.
-        try await waitUntil(timeout: .seconds(5)) { sink.frames >= 5 * perRead }
-        try await Task.sleep(for: .milliseconds(1200))
-        #expect(try harness.sync { $0.state } == .recording, "late is not lost")
+        // Once the late read has returned, nothing it kept waiting was taken for a loss.
         try await waitUntil(timeout: .seconds(5)) { sink.frames > 6 * perRead }
+        #expect(try harness.sync { $0.state } == .recording, "late is not lost")
         _ = try await harness.stop().get()
         #expect(harness.observer.interruptions.isEmpty)
         #expect(harness.observer.routes.isEmpty, "the same stream throughout: no route change")
@@ -366,8 +376,7 @@ struct RecorderTests {
         let memo = try await harness.record().get()
         let sink = harness.backend.sink(for: memo)!
         let perRead = CapturePipeline.framesPerRead(sampleRate: 48000)
-        try await waitUntil { sink.frames == 5 * perRead }
-        try await Task.sleep(for: .milliseconds(200))  // late, far from stalled
+        try await waitUntil { harness.backend.isHanging.withLock { $0 } }  // the sixth read
         let asked = ContinuousClock.now
         _ = try await harness.stop().get()
         let answered = ContinuousClock.now - asked
@@ -386,7 +395,8 @@ struct RecorderTests {
             backend: FakeBackend(hangAfterReads: 5), timeouts: RecorderHarness.lateNeverStalled)
         let memo = try await harness.record().get()
         let sink = harness.backend.sink(for: memo)!
-        try await waitUntil { sink.frames == 5 * CapturePipeline.framesPerRead(sampleRate: 48000) }
+        try await waitUntil { harness.backend.isHanging.withLock { $0 } }  // the sixth read
+        #expect(sink.frames == 5 * CapturePipeline.framesPerRead(sampleRate: 48000))
         let synced = Mutex(false)
         harness.queue.sync { harness.recorder.synchronizeOpenMemo { synced.withLock { $0 = true } } }
         try await waitUntil(timeout: .seconds(1)) { synced.withLock { $0 } }
@@ -426,9 +436,9 @@ struct RecorderTests {
         let sink = harness.backend.sink(for: memo)!
         harness.queue.sync { harness.recorder.inputLost() }
         #expect(try harness.sync { $0.state } == .interrupted)
-        try await Task.sleep(for: .milliseconds(10))
+        try await harness.waitForReads(1)
         let frames = sink.frames
-        try await Task.sleep(for: .milliseconds(30))
+        try await harness.waitForReads(3)
         #expect(sink.frames == frames, "nothing stands in for the lost input")
         harness.queue.sync { harness.recorder.inputReturned() }
         try await waitUntil(timeout: .seconds(3)) { harness.observer.interruptions.count == 2 }
@@ -461,7 +471,7 @@ struct RecorderTests {
             harness.recorder.inputLost()
             return frames
         }
-        try await Task.sleep(for: .milliseconds(20))
+        try await harness.waitForReads(1)
         let fragment = 960
         // The held tenth (five fragments) goes; a read in flight as the loss came may have
         // been held in time to go with it.
@@ -481,7 +491,7 @@ struct RecorderTests {
             try recorder.pause()
             return frames
         }
-        try await Task.sleep(for: .milliseconds(20))
+        try await harness.waitForReads(1)
         // Only a read that completed as the pause came is dropped, as for any recording.
         #expect(sink.frames >= readBeforePause - 960, "the held audio predates the pause and is written")
         _ = try await harness.stop().get()
@@ -507,9 +517,9 @@ struct RecorderTests {
         var frames = sink.frames
         try await waitUntil { sink.frames > frames }  // a muted input is still recorded
         harness.queue.sync { harness.recorder.beginInterruption(.systemSleep, pausesCapture: true) }
-        try await Task.sleep(for: .milliseconds(10))
+        try await harness.waitForReads(1)
         frames = sink.frames
-        try await Task.sleep(for: .milliseconds(30))
+        try await harness.waitForReads(3)
         #expect(sink.frames == frames, "sleep stops writing")
         harness.queue.sync { harness.recorder.endInterruption(.systemSleep) }
         #expect(try harness.sync { $0.state } == .interrupted, "still muted")
