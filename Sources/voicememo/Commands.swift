@@ -35,6 +35,9 @@ extension SimpleCommand {
         guard words.isEmpty else { throw UsageError("\(Self.name) takes no arguments; got '\(words[0])'") }
         self.init()
     }
+
+    /// Calls the member and prints nothing: success is the exit status.
+    func run(_ client: RecorderClient) throws(BusError) { try client.call(Self.member) }
 }
 
 struct Record: Subcommand {
@@ -118,21 +121,18 @@ struct Pause: SimpleCommand {
     static let name = "pause"
     static let abstract = "Pause the recording; resume appends to the same memo."
     static let member = RecorderMember.pause
-    func run(_ client: RecorderClient) throws(BusError) { try client.call(Self.member) }
 }
 
 struct Resume: SimpleCommand {
     static let name = "resume"
     static let abstract = "Resume a paused recording."
     static let member = RecorderMember.resume
-    func run(_ client: RecorderClient) throws(BusError) { try client.call(Self.member) }
 }
 
 struct Cancel: SimpleCommand {
     static let name = "cancel"
     static let abstract = "Stop and delete the open memo."
     static let member = RecorderMember.cancel
-    func run(_ client: RecorderClient) throws(BusError) { try client.call(Self.member) }
 }
 
 struct Toggle: SimpleCommand {
