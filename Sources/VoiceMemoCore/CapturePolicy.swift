@@ -22,6 +22,32 @@ public struct CaptureRequests: Equatable, Sendable {
     }
 }
 
+/// What one fragment holds, as the policy needs it: the sums of the fragment as the memo
+/// holds it, and of each input's own fragment (the microphone, and for a call the system's
+/// audio too: sound on either starts a memo, silence ends one only when all are silent).
+public struct CapturedFragment: Equatable, Sendable {
+    /// The sums of the fragment as it goes into the memo (the inputs mixed or side by side).
+    public var memo: SampleSums
+    /// The sums of each input's own fragment, in the request's order of inputs.
+    public var inputs: [SampleSums]
+
+    public init(memo: SampleSums, inputs: [SampleSums]) {
+        precondition(!inputs.isEmpty, "a fragment comes from at least one input")
+        self.memo = memo
+        self.inputs = inputs
+    }
+
+    /// A fragment of a single input, which the memo holds as it is.
+    public init(_ sums: SampleSums) {
+        self.init(memo: sums, inputs: [sums])
+    }
+
+    /// The first `count` frames of it (see `SampleSums.prefix`).
+    func prefix(_ count: Int) -> CapturedFragment {
+        CapturedFragment(memo: memo.prefix(count), inputs: inputs.map { $0.prefix(count) })
+    }
+}
+
 /// One step of carrying out the policy's answer, in the order given.
 public enum CaptureAction: Equatable, Sendable {
     /// Keep the fragment just read, as the newest audio held back from the file.
@@ -93,9 +119,10 @@ public struct CapturePolicy: Sendable {
     private let heldBack: Int
     private let syncInterval: Int
     private let fragmentsPerWindow: Int
-    /// The sums of each fragment held, oldest first.
-    private var heldSums: [SampleSums] = []
-    private var window: SampleSums
+    /// Each fragment held, oldest first.
+    private var heldFragments: [CapturedFragment] = []
+    /// The memo's metering window, and each input's (for the silence limit).
+    private var window: CapturedFragment
     private var fragmentsInWindow = 0
     private var isWaitingForSound: Bool
     /// Frames of pre-roll the memo begins with: silence that must not count towards the
@@ -123,8 +150,9 @@ public struct CapturePolicy: Sendable {
         syncInterval = Int(request.sampleRate)
         // About 100 ms, in whole fragments, so a window never splits a fragment.
         fragmentsPerWindow = max(1, Int((fragmentsPerSecond / 10).rounded()))
-        window = SampleSums(channels: Int(request.channels))
-        heldSums.reserveCapacity(heldCapacity)
+        let silence = SampleSums(channels: Int(request.channels))
+        window = CapturedFragment(memo: silence, inputs: [silence])
+        heldFragments.reserveCapacity(heldCapacity)
     }
 
     /// Frames in one metering window.
@@ -133,7 +161,7 @@ public struct CapturePolicy: Sendable {
     /// A new stream begins: what a stream abandoned in a hung read held went with it (one that
     /// ended normally held nothing by then).
     public mutating func forgetHeld() {
-        heldSums.removeAll(keepingCapacity: true)
+        heldFragments.removeAll(keepingCapacity: true)
         heldCount = 0
     }
 
@@ -154,9 +182,9 @@ public struct CapturePolicy: Sendable {
         return actions
     }
 
-    /// A fragment was read whose samples sum to `sums`; `endedStall` when the read had been
-    /// declared stalled. The actions begin with `.hold` when the fragment is kept.
-    public mutating func fragmentRead(_ sums: SampleSums, _ requests: CaptureRequests, endedStall: Bool)
+    /// `fragment` was read; `endedStall` when the read had been declared stalled. The
+    /// actions begin with `.hold` when the fragment is kept.
+    public mutating func fragmentRead(_ fragment: CapturedFragment, _ requests: CaptureRequests, endedStall: Bool)
         -> [CaptureAction]
     {
         var actions: [CaptureAction] = []
@@ -168,15 +196,14 @@ public struct CapturePolicy: Sendable {
         // A read that completes after a pause request holds mostly audio from after it: dropped.
         guard !requests.isPaused else {
             if writeHeld(requests, into: &actions) { return actions }
-            window.reset()
-            fragmentsInWindow = 0
+            startWindow()
             // Entering a pause: the file on disk is brought up to date, so a paused memo is
             // whole on disk for as long as the pause lasts.
             if framesSinceSync > 0 || requests.isSynchronizationRequested { synchronize(into: &actions) }
             return actions
         }
         actions.append(.hold)
-        heldSums.append(sums)
+        heldFragments.append(fragment)
         heldCount += 1
         guard requests.isFileAttached else {
             awaitFile(into: &actions)
@@ -215,7 +242,7 @@ public struct CapturePolicy: Sendable {
     /// heard while the file is being made (up to the room there is).
     private mutating func awaitFile(into actions: inout [CaptureAction]) {
         if isWaitingForSound {
-            if trigger.hears(heldSums[heldCount - 1]) {
+            if heldFragments[heldCount - 1].inputs.contains(where: trigger.hears) {
                 isWaitingForSound = false
                 preRollFrames = (heldCount - 1) * framesPerRead
                 actions.append(.reportSoundStarted)
@@ -245,7 +272,7 @@ public struct CapturePolicy: Sendable {
     /// true when that ends the recording.
     private mutating func writeOldest(syncRequest: inout Bool, into actions: inout [CaptureAction]) -> Bool {
         let frames = frameLimit.map { min(framesPerRead, $0 - recordedFrames) } ?? framesPerRead
-        let sums = heldSums.removeFirst().prefix(frames)
+        let fragment = heldFragments.removeFirst().prefix(frames)
         heldCount -= 1
         actions.append(.write(frames: frames))
         recordedFrames += frames
@@ -254,7 +281,7 @@ public struct CapturePolicy: Sendable {
             synchronize(into: &actions)
             syncRequest = false
         }
-        window.add(sums)
+        add(fragment, to: &window)
         fragmentsInWindow += 1
         if fragmentsInWindow == fragmentsPerWindow, let ending = endWindow(into: &actions) {
             actions.append(.end(ending))
@@ -269,12 +296,12 @@ public struct CapturePolicy: Sendable {
 
     /// Reports a full metering window; the silence ending, if it brings one.
     private mutating func endWindow(into actions: inout [CaptureAction]) -> CaptureEnding? {
-        let levels = window.levels
-        let frames = window.frameCount
-        window.reset()
-        fragmentsInWindow = 0
+        let levels = window.memo.levels
+        let frames = window.memo.frameCount
+        // Silent when every input is: a call's far side speaking is not silence.
+        let isSilent = window.inputs.allSatisfy { ($0.levels.average.max() ?? Levels.floor) < silenceThreshold }
+        startWindow()
         actions.append(.reportLevels(levels, time: Double(recordedFrames) / sampleRate))
-        let isSilent = (levels.average.max() ?? Levels.floor) < silenceThreshold
         let isPreRoll = recordedFrames <= preRollFrames
         silentFrames = isSilent && !isPreRoll ? silentFrames + frames : 0
         if let silenceFrameLimit, silentFrames >= silenceFrameLimit { return .silenceReached }
@@ -283,9 +310,25 @@ public struct CapturePolicy: Sendable {
 
     private mutating func drop(_ count: Int, into actions: inout [CaptureAction]) {
         guard count > 0 else { return }
-        heldSums.removeFirst(count)
+        heldFragments.removeFirst(count)
         heldCount -= count
         actions.append(.drop(count: count))
+    }
+
+    /// Adds `fragment` to `window`, input by input (the first fragment sets how many).
+    private func add(_ fragment: CapturedFragment, to window: inout CapturedFragment) {
+        window.memo.add(fragment.memo)
+        if window.inputs.count != fragment.inputs.count {
+            window.inputs = fragment.inputs.map { SampleSums(channels: $0.channels) }
+        }
+        for index in fragment.inputs.indices { window.inputs[index].add(fragment.inputs[index]) }
+    }
+
+    /// Begins a new metering window, empty.
+    private mutating func startWindow() {
+        window.memo.reset()
+        for index in window.inputs.indices { window.inputs[index].reset() }
+        fragmentsInWindow = 0
     }
 
     private mutating func synchronize(into actions: inout [CaptureAction]) {

@@ -390,9 +390,10 @@ public final class CapturePipeline: @unchecked Sendable {
                 switch result {
                 case .success:
                     policy.fragmentRead(
-                        SampleSums(
-                            of: UnsafeRawBufferPointer(slot), frameCount: policy.framesPerRead, channels: channels,
-                            type: sampleType),
+                        CapturedFragment(
+                            SampleSums(
+                                of: UnsafeRawBufferPointer(slot), frameCount: policy.framesPerRead,
+                                channels: channels, type: sampleType)),
                         requests, endedStall: endedStall)
                 case .failure(let error): policy.readFailed(error, requests)
                 }

@@ -15,8 +15,8 @@ struct CapturePolicyTests {
         return samples.withUnsafeBytes { SampleSums(of: $0, frameCount: frames, channels: channels, type: .int16) }
     }
 
-    static let loud = sums(amplitude: 0.5)  // −6 dBFS
-    static let quiet = sums(amplitude: 0)
+    static let loud = CapturedFragment(sums(amplitude: 0.5))  // −6 dBFS
+    static let quiet = CapturedFragment(sums(amplitude: 0))
 
     static func request(_ options: [String: OptionValue] = [:]) throws -> RecordingRequest {
         try RecordingRequest(defaults: RecorderDefaults(), options: options, now: 0)
@@ -26,10 +26,11 @@ struct CapturePolicyTests {
 
     /// Reads `count` fragments of `sums` under `requests`, returning every action in order.
     static func feed(
-        _ policy: inout CapturePolicy, _ count: Int, _ sums: SampleSums = loud, _ requests: CaptureRequests = recording
+        _ policy: inout CapturePolicy, _ count: Int, _ fragment: CapturedFragment = loud,
+        _ requests: CaptureRequests = recording
     ) -> [CaptureAction] {
         (0..<count).flatMap { _ in
-            policy.beforeRead(requests) + policy.fragmentRead(sums, requests, endedStall: false)
+            policy.beforeRead(requests) + policy.fragmentRead(fragment, requests, endedStall: false)
         }
     }
 
@@ -67,7 +68,7 @@ struct CapturePolicyTests {
 
     @Test func levelsAreReportedForEveryWindowOfFiveFragmentsWithTheMemosTime() throws {
         var policy = CapturePolicy(request: try Self.request(), waitsForSound: false)
-        let reports = Self.levelReports(Self.feed(&policy, 10, Self.sums(amplitude: 0.25)))
+        let reports = Self.levelReports(Self.feed(&policy, 10, CapturedFragment(Self.sums(amplitude: 0.25))))
         #expect(reports.map(\.1) == [0.1, 0.2])
         let levels = try #require(reports.first?.0)
         #expect(abs(levels.average[0] - Levels.decibels(amplitude: 0.25)) < 0.01)
@@ -269,6 +270,40 @@ struct CapturePolicyTests {
     @Test func reconnectingWaitsLongerEachTimeUpToASecond() {
         var backoff = ReconnectBackoff()
         #expect((0..<6).map { _ in backoff.nextPause() } == [0.1, 0.2, 0.4, 0.8, 1.0, 1.0])
+    }
+
+    // MARK: More than one input
+
+    /// A call: the microphone and the system's audio, mixed into one memo.
+    static func call(microphone: Double, system: Double) -> CapturedFragment {
+        CapturedFragment(
+            memo: sums(amplitude: (microphone + system) / 2),
+            inputs: [sums(amplitude: microphone), sums(amplitude: system)])
+    }
+
+    @Test func soundOnEitherInputStartsTheMemo() throws {
+        for fragment in [Self.call(microphone: 0.5, system: 0), Self.call(microphone: 0, system: 0.5)] {
+            var policy = CapturePolicy(
+                request: try Self.request(["start-on-sound": .boolean(true)]), waitsForSound: true)
+            let waiting = CaptureRequests(isFileAttached: false)
+            _ = Self.feed(&policy, 3, Self.call(microphone: 0, system: 0), waiting)
+            #expect(policy.fragmentRead(fragment, waiting, endedStall: false) == [.hold, .reportSoundStarted])
+        }
+    }
+
+    @Test func silenceEndsTheMemoOnlyWhenEveryInputIsSilent() throws {
+        let options: [String: OptionValue] = ["stop-after-silence": .double(0.1), "silence-threshold": .double(-40)]
+        var policy = CapturePolicy(request: try Self.request(options), waitsForSound: false)
+        // The far side speaks at −34 dBFS: the mix (−40) is at the threshold, the microphone silent.
+        #expect(Self.endings(Self.feed(&policy, 20, Self.call(microphone: 0, system: 0.02))).isEmpty)
+        #expect(Self.endings(Self.feed(&policy, 5, Self.call(microphone: 0, system: 0))) == [.silenceReached])
+    }
+
+    @Test func theMeterShowsTheMemosMix() throws {
+        var policy = CapturePolicy(request: try Self.request(), waitsForSound: false)
+        let reports = Self.levelReports(Self.feed(&policy, 5, Self.call(microphone: 0.5, system: 0)))
+        let levels = try #require(reports.first?.0)
+        #expect(abs(levels.peak[0] - Levels.decibels(amplitude: 0.25)) < 0.01, "the memo's own level")
     }
 
     @Test func aNewStreamForgetsWhatAnAbandonedOneHeld() throws {
