@@ -22,7 +22,9 @@ extension Pulse {
     struct SourceDescription {
         /// The server's index, which record streams refer to.
         var index: UInt32
+        /// The source's name, as streams and the server's defaults give it.
         var name: String
+        /// Whether the source is muted.
         var isMuted: Bool
         /// The active port's name, empty for devices without ports.
         var activePort: String
