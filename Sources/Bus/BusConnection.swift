@@ -1,9 +1,4 @@
-internal import CDBus
 import Dispatch
-
-/// libdbus must be made thread-safe before the first connection exists;
-/// Swift runs a global's initializer exactly once, on first use.
-private let threadsInitialized: Bool = dbus_threads_init_default() != 0
 
 /// One connection to a message bus. Two modes:
 ///
@@ -28,14 +23,13 @@ public final class BusConnection: @unchecked Sendable {
     private init(handle: OpaquePointer) {
         self.handle = handle
         // The process decides what a lost bus means, not libdbus (which would exit).
-        dbus_connection_set_exit_on_disconnect(handle, 0)
+        LibDBus.keepRunningOnDisconnect(handle)
     }
 
     deinit {
         let handle = handle
         guard let watches else {
-            dbus_connection_close(handle)
-            dbus_connection_unref(handle)
+            LibDBus.closeAndRelease(handle)
             return
         }
         watches.queue.async { watches.closeConnection() }
@@ -43,47 +37,32 @@ public final class BusConnection: @unchecked Sendable {
 
     /// Connects to the session bus named by `DBUS_SESSION_BUS_ADDRESS`.
     public static func session() throws(BusError) -> BusConnection {
-        precondition(threadsInitialized, "dbus_threads_init_default failed")
-        let handle = try BusError.check("connecting to the session bus") {
-            dbus_bus_get_private(DBUS_BUS_SESSION, $0)
-        }
-        return BusConnection(handle: handle)
+        BusConnection(handle: try LibDBus.openSessionBus())
     }
 
     /// Connects to the system bus: `DBUS_SYSTEM_BUS_ADDRESS`, else the standard socket.
     public static func system() throws(BusError) -> BusConnection {
-        precondition(threadsInitialized, "dbus_threads_init_default failed")
-        let handle = try BusError.check("connecting to the system bus") {
-            dbus_bus_get_private(DBUS_BUS_SYSTEM, $0)
-        }
-        return BusConnection(handle: handle)
+        BusConnection(handle: try LibDBus.openSystemBus())
     }
 
     /// Connects to the bus daemon at `address` (e.g. `unix:path=/run/bus`) and registers with it.
     public static func connect(address: String) throws(BusError) -> BusConnection {
-        precondition(threadsInitialized, "dbus_threads_init_default failed")
-        let handle = try BusError.check("connecting to \(address)") {
-            dbus_connection_open_private(address, $0)
-        }
-        let connection = BusConnection(handle: handle)  // closes the socket if registering fails
-        _ = try BusError.check("registering with \(address)") { dbus_bus_register(handle, $0) != 0 ? () : nil }
+        let connection = BusConnection(handle: try LibDBus.openConnection(address: address))
+        // The connection closes the socket if registering fails.
+        try LibDBus.register(connection.handle, address: address)
         return connection
     }
 
     /// The unique name (`:1.42`) the bus assigned to this connection.
     public var uniqueName: String {
-        dbus_bus_get_unique_name(handle).map { String(cString: $0) } ?? ""
+        LibDBus.uniqueName(handle)
     }
 
     /// Asks for a well-known name; returns `false` if someone else owns it
     /// (the request is not queued: `DBUS_NAME_FLAG_DO_NOT_QUEUE`).
     public func requestName(_ name: BusName) throws(BusError) -> Bool {
         assertOnQueueIfAttached()
-        let reply = try BusError.check("requesting \(name)") { error -> Int32? in
-            let reply = dbus_bus_request_name(handle, name.rawValue, UInt32(DBUS_NAME_FLAG_DO_NOT_QUEUE), error)
-            return reply < 0 ? nil : reply
-        }
-        return reply == DBUS_REQUEST_NAME_REPLY_PRIMARY_OWNER || reply == DBUS_REQUEST_NAME_REPLY_ALREADY_OWNER
+        return try LibDBus.requestName(handle, name)
     }
 
     // MARK: Client mode
@@ -97,12 +76,9 @@ public final class BusConnection: @unchecked Sendable {
         precondition(watches == nil, "call(...) blocks; it is not for attached connections")
         let message = Message.methodCall(destination: destination, path: path, interface: interface, member: member)
         message.append(arguments)
-        let reply = try BusError.check("calling \(interface).\(member)") { error in
-            message.withUnsafeHandle {
-                dbus_connection_send_with_reply_and_block(handle, $0, timeout.libdbusMilliseconds, error)
-            }
-        }
-        return try Message(adopting: reply).arguments()
+        let reply = try LibDBus.sendAndWaitForReply(
+            handle, message, timeout: timeout, what: "calling \(interface).\(member)")
+        return try reply.arguments()
     }
 
     /// Asks the bus to route signals matching `rule` to this connection.
@@ -114,15 +90,11 @@ public final class BusConnection: @unchecked Sendable {
         assertOnQueueIfAttached()
         let text = rule.text
         if watches != nil {
-            // A NULL error makes libdbus send AddMatch without waiting for the reply.
-            dbus_bus_add_match(handle, text, nil)
+            LibDBus.addMatchWithoutReply(handle, text)
             matchRules.append(rule)
             return
         }
-        _ = try BusError.check("adding match rule") { error -> Void? in
-            dbus_bus_add_match(handle, text, error)
-            return ()
-        }
+        try LibDBus.addMatch(handle, text)
         matchRules.append(rule)
     }
 
@@ -141,15 +113,15 @@ public final class BusConnection: @unchecked Sendable {
         let deadline = clock.now + timeout
         var isConnected = true
         while true {
-            if let raw = dbus_connection_pop_message(handle) {
-                if let signal = try takeSignal(Message(adopting: raw)) { return signal }
+            if let message = LibDBus.popMessage(handle) {
+                if let signal = try takeSignal(message) { return signal }
                 continue
             }
             guard isConnected else { throw BusError(.disconnected, "connection to the bus was lost") }
             let remaining = deadline - clock.now
             if remaining <= .zero { return nil }
-            // FALSE means disconnected; drain what is queued (the Disconnected signal) first.
-            isConnected = dbus_connection_read_write(handle, remaining.libdbusMilliseconds) != 0
+            // `false` means disconnected; drain what is queued (the Disconnected signal) first.
+            isConnected = LibDBus.readWrite(handle, timeout: remaining)
         }
     }
 
@@ -213,23 +185,14 @@ public final class BusConnection: @unchecked Sendable {
         dispatchPrecondition(condition: .onQueue(queue))
         let message = Message.methodCall(destination: destination, path: path, interface: interface, member: member)
         message.append(arguments)
-        var pending: OpaquePointer?
-        let sent = message.withUnsafeHandle {
-            dbus_connection_send_with_reply(handle, $0, &pending, timeout.libdbusMilliseconds)
-        }
-        guard sent != 0 else { fatalError("libdbus: out of memory") }
-        guard let pending else {
-            // libdbus gives no pending call when the connection is already closed. `reply` runs
-            // on this same serial queue, which the caller occupies, so nothing it captures is
-            // ever used on two threads at once.
-            nonisolated(unsafe) let reply = reply
-            queue.async { reply(.failure(BusError(.disconnected, "connection to the bus was lost"))) }
-            return
-        }
         // The reply is read and dispatched on `queue`, which this function occupies, so
-        // registering the notification now cannot miss it.
-        PendingReply(reply).install(on: pending)
-        dbus_pending_call_unref(pending)
+        // registering for it as the call is sent cannot miss it.
+        guard !LibDBus.send(handle, message, timeout: timeout, reply: reply) else { return }
+        // libdbus gives no pending call when the connection is already closed. `reply` runs
+        // on this same serial queue, which the caller occupies, so nothing it captures is
+        // ever used on two threads at once.
+        nonisolated(unsafe) let reply = reply
+        queue.async { reply(.failure(BusError(.disconnected, "connection to the bus was lost"))) }
     }
 
     /// Routes every incoming signal (those asked for with `addMatch`, and the few the bus
@@ -266,9 +229,8 @@ public final class BusConnection: @unchecked Sendable {
     /// socket is writable; client mode flushes right away since nothing else will.
     internal func send(_ message: Message) {
         assertOnQueueIfAttached()
-        let queued = message.withUnsafeHandle { dbus_connection_send(handle, $0, nil) }
-        guard queued != 0 else { fatalError("libdbus: out of memory") }
-        if watches == nil { dbus_connection_flush(handle) }
+        LibDBus.send(handle, message)
+        if watches == nil { LibDBus.flush(handle) }
     }
 
     private func assertOnQueueIfAttached() {
@@ -293,97 +255,33 @@ private final class IncomingMessages: @unchecked Sendable {
         self.onDisconnect = onDisconnect
     }
 
-    /// Adds the filter; libdbus keeps one reference and releases it when the
-    /// connection is finalized.
+    /// Adds the filter; libdbus keeps it, and with it this object, until the connection
+    /// is finalized.
     func install(on connection: OpaquePointer) {
-        let added = dbus_connection_add_filter(
-            connection,
-            { _, message, context in
-                Unmanaged<IncomingMessages>.fromOpaque(context!).takeUnretainedValue()
-                    .handle(Message(borrowing: message!))
-            },
-            Unmanaged.passRetained(self).toOpaque(),
-            { context in Unmanaged<IncomingMessages>.fromOpaque(context!).release() })
-        guard added != 0 else { fatalError("libdbus: out of memory") }
+        LibDBus.addFilter(connection) { self.handle($0) }
     }
 
-    private func handle(_ message: Message) -> DBusHandlerResult {
+    /// Whether the message was handled; libdbus deals with the rest.
+    private func handle(_ message: Message) -> Bool {
         dispatchPrecondition(condition: .onQueue(queue))
         if message.isLocalDisconnect {
             onDisconnect()
-            return DBUS_HANDLER_RESULT_HANDLED
+            return true
         }
         if message.isMethodCall, let methodCallHandler, methodCallHandler(message) {
-            return DBUS_HANDLER_RESULT_HANDLED
+            return true
         }
         if message.isSignal, !signalHandlers.isEmpty, let signal = BusSignal(message) {
             for handler in signalHandlers { handler(signal) }
         }
         // Without an object server, libdbus answers method calls with UnknownMethod.
-        return DBUS_HANDLER_RESULT_NOT_YET_HANDLED
-    }
-}
-
-/// The continuation of one asynchronous call: libdbus keeps one reference as the pending
-/// call's data and releases it when the pending call is freed.
-private final class PendingReply {
-    let reply: (Result<[BusValue], BusError>) -> Void
-
-    init(_ reply: @escaping (Result<[BusValue], BusError>) -> Void) {
-        self.reply = reply
-    }
-
-    func install(on pending: OpaquePointer) {
-        let set = dbus_pending_call_set_notify(
-            pending,
-            { pending, context in
-                Unmanaged<PendingReply>.fromOpaque(context!).takeUnretainedValue().complete(pending!)
-            },
-            Unmanaged.passRetained(self).toOpaque(),
-            { context in Unmanaged<PendingReply>.fromOpaque(context!).release() })
-        guard set != 0 else { fatalError("libdbus: out of memory") }
-    }
-
-    private func complete(_ pending: OpaquePointer) {
-        guard let raw = dbus_pending_call_steal_reply(pending) else {
-            reply(.failure(.failed("the call completed without a reply")))
-            return
-        }
-        let message = Message(adopting: raw)
-        reply(
-            Result { () throws(BusError) in
-                try message.throwIfError()
-                return try message.arguments()
-            })
+        return false
     }
 }
 
 extension Message {
-    /// Throws the error an error reply carries; does nothing for other messages.
-    func throwIfError() throws(BusError) {
-        var error = DBusError()
-        dbus_error_init(&error)
-        if withUnsafeHandle({ dbus_set_error_from_message(&error, $0) }) != 0 {
-            throw BusError(consuming: &error)
-        }
-    }
-
     /// The signal libdbus synthesises when the connection drops.
     var isLocalDisconnect: Bool {
         isSignal && interface?.rawValue == "org.freedesktop.DBus.Local" && member?.rawValue == "Disconnected"
-    }
-}
-
-extension Duration {
-    /// Milliseconds for libdbus: rounded up so short waits do not become
-    /// zero (a busy poll), and clamped to what an `int` holds.
-    internal var libdbusMilliseconds: Int32 {
-        let (seconds, attoseconds) = components
-        guard seconds >= 0 else { return 0 }
-        let milliseconds = seconds.multipliedReportingOverflow(by: 1000)
-        let total = milliseconds.partialValue.addingReportingOverflow(
-            (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
-        guard !milliseconds.overflow, !total.overflow else { return Int32.max }
-        return Int32(clamping: total.partialValue)
     }
 }

@@ -1,5 +1,3 @@
-internal import CDBus
-
 /// A D-Bus error: the name callers match on plus a human-readable message.
 ///
 /// Both directions use it: errors libdbus reports (including error replies
@@ -34,31 +32,4 @@ public struct BusError: Error, Equatable, CustomStringConvertible {
     public static func unknownInterface(_ message: String) -> BusError { BusError(.unknownInterface, message) }
     /// Generic failure.
     public static func failed(_ message: String) -> BusError { BusError(.failed, message) }
-}
-
-extension BusError {
-    /// Takes over a set `DBusError`, freeing it. libdbus error names are
-    /// normally valid; a peer could still send anything, hence the fallback.
-    internal init(consuming error: inout DBusError) {
-        let name = error.name.map { String(cString: $0) } ?? ""
-        let message = error.message.map { String(cString: $0) } ?? ""
-        dbus_error_free(&error)
-        self.init(ErrorName(rawValue: name) ?? .failed, message.isEmpty ? name : message)
-    }
-
-    /// Runs `body` with an initialised `DBusError`, throwing it if `body` set it
-    /// or `body` reported failure.
-    internal static func check<Result>(
-        _ what: @autoclosure () -> String,
-        _ body: (UnsafeMutablePointer<DBusError>) -> Result?
-    ) throws(BusError) -> Result {
-        var error = DBusError()
-        dbus_error_init(&error)
-        let result = body(&error)
-        if dbus_error_is_set(&error) != 0 {
-            throw BusError(consuming: &error)
-        }
-        guard let result else { throw BusError.failed("\(what()) failed") }
-        return result
-    }
 }

@@ -1,4 +1,3 @@
-internal import CDBus
 import Dispatch
 
 /// A call being answered. Call `reply(_:)` or `fail(_:)` exactly once,

@@ -1,5 +1,3 @@
-internal import CDBus
-
 /// A D-Bus value with its type, as it travels in a message body.
 ///
 /// Containers carry their element signatures so that empty arrays and
@@ -196,19 +194,18 @@ extension BusValue {
 internal enum Signature {
     /// Whether `signature` is a valid (possibly empty) sequence of complete types.
     static func isValid(_ signature: String) -> Bool {
-        !signature.utf8.contains(0) && signature.withCString { dbus_signature_validate($0, nil) } != 0
+        LibDBus.isValidSignature(signature)
     }
 
     /// Whether `signature` is exactly one complete type.
     static func isSingleCompleteType(_ signature: String) -> Bool {
-        !signature.isEmpty && !signature.utf8.contains(0)
-            && signature.withCString { dbus_signature_validate_single($0, nil) } != 0
+        LibDBus.isSingleCompleteType(signature)
     }
 
     /// Whether `signature` is one basic (non-container) type code, which D-Bus
     /// requires for dictionary keys.
     static func isBasicType(_ signature: String) -> Bool {
         guard signature.utf8.count == 1, let code = signature.utf8.first else { return false }
-        return dbus_type_is_basic(Int32(code)) != 0
+        return LibDBus.isBasicType(code)
     }
 }

@@ -1,5 +1,3 @@
-internal import CDBus
-
 /// Appends a message body piece by piece, for replies too large to build as one
 /// `BusValue` first: an ObjectManager listing of ten thousand memos would otherwise make
 /// hundreds of thousands of short-lived values, and the allocator keeps their pages.
@@ -7,7 +5,7 @@ internal import CDBus
 /// The caller writes containers whose signatures it declares; libdbus checks each piece
 /// against them, and a mismatch is a programming error, as with `Message.append`.
 struct MessageBodyWriter: ~Copyable {
-    fileprivate var iter: DBusMessageIter
+    fileprivate var iter: MessageIterator
 
     /// Appends one complete value.
     mutating func append(_ value: BusValue) {
@@ -22,7 +20,7 @@ struct MessageBodyWriter: ~Copyable {
         if let problem = value.marshallingProblem {
             preconditionFailure("cannot marshal \(value.signature): \(problem)")
         }
-        Message.withContainer(TypeCode.variant, value.signature, in: &iter) { sub in
+        iter.appendContainer(TypeCode.variant, value.signature) { sub in
             Message.append(value, to: &sub)
         }
     }
@@ -41,7 +39,7 @@ struct MessageBodyWriter: ~Copyable {
     private mutating func appendContainer(
         _ type: Int32, _ contained: String?, _ body: (inout MessageBodyWriter) -> Void
     ) {
-        Message.withContainer(type, contained, in: &iter) { sub in
+        iter.appendContainer(type, contained) { sub in
             var writer = MessageBodyWriter(iter: sub)
             body(&writer)
             sub = writer.iter
@@ -52,9 +50,7 @@ struct MessageBodyWriter: ~Copyable {
 extension Message {
     /// Appends to the body through a writer (see `MessageBodyWriter`).
     func appendBody(_ body: (inout MessageBodyWriter) -> Void) {
-        var iter = DBusMessageIter()
-        withUnsafeHandle { dbus_message_iter_init_append($0, &iter) }
-        var writer = MessageBodyWriter(iter: iter)
+        var writer = MessageBodyWriter(iter: MessageIterator(appendingTo: self))
         body(&writer)
     }
 }

@@ -1,18 +1,6 @@
-internal import CDBus
-
 // Every name that reaches libdbus goes through one of these types first:
 // libdbus aborts the process on malformed names (its "checks" are fatal by
 // default), so validation has to happen here, where Swift can say no.
-
-/// Runs a libdbus validator on `string`, rejecting embedded NULs that a C
-/// string would silently truncate.
-private func isValid(
-    _ string: String,
-    _ validate: (UnsafePointer<CChar>?, UnsafeMutablePointer<DBusError>?) -> dbus_bool_t
-) -> Bool {
-    guard !string.isEmpty, !string.utf8.contains(0) else { return false }
-    return string.withCString { validate($0, nil) } != 0
-}
 
 /// A D-Bus object path such as `/org/example/Recorder`.
 public struct ObjectPath: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
@@ -21,7 +9,7 @@ public struct ObjectPath: RawRepresentable, Hashable, Sendable, CustomStringConv
 
     /// Creates a path, or returns `nil` if `rawValue` is not valid object path syntax.
     public init?(rawValue: String) {
-        guard isValid(rawValue, dbus_validate_path) else { return nil }
+        guard LibDBus.isValid(rawValue, as: .objectPath) else { return nil }
         self.rawValue = rawValue
     }
 
@@ -89,7 +77,7 @@ public struct BusName: RawRepresentable, Hashable, Sendable, CustomStringConvert
 
     /// Creates a bus name, or returns `nil` if `rawValue` is not valid bus name syntax.
     public init?(rawValue: String) {
-        guard isValid(rawValue, dbus_validate_bus_name) else { return nil }
+        guard LibDBus.isValid(rawValue, as: .busName) else { return nil }
         self.rawValue = rawValue
     }
 
@@ -115,7 +103,7 @@ public struct InterfaceName: RawRepresentable, Hashable, Sendable, CustomStringC
 
     /// Creates an interface name, or returns `nil` if `rawValue` is not valid interface name syntax.
     public init?(rawValue: String) {
-        guard isValid(rawValue, dbus_validate_interface) else { return nil }
+        guard LibDBus.isValid(rawValue, as: .interface) else { return nil }
         self.rawValue = rawValue
     }
 
@@ -149,7 +137,7 @@ public struct MemberName: RawRepresentable, Hashable, Sendable, CustomStringConv
 
     /// Creates a member name, or returns `nil` if `rawValue` is not valid member name syntax.
     public init?(rawValue: String) {
-        guard isValid(rawValue, dbus_validate_member) else { return nil }
+        guard LibDBus.isValid(rawValue, as: .member) else { return nil }
         self.rawValue = rawValue
     }
 
@@ -172,7 +160,7 @@ public struct ErrorName: RawRepresentable, Hashable, Sendable, CustomStringConve
 
     /// Creates an error name, or returns `nil` if `rawValue` is not valid error name syntax.
     public init?(rawValue: String) {
-        guard isValid(rawValue, dbus_validate_error_name) else { return nil }
+        guard LibDBus.isValid(rawValue, as: .errorName) else { return nil }
         self.rawValue = rawValue
     }
 

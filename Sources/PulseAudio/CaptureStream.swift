@@ -1,4 +1,3 @@
-internal import CPulse
 public import VoiceMemoCore
 
 /// The sample types a capture stream can deliver, native little-endian.
@@ -22,11 +21,10 @@ public final class CaptureStream: AudioCapture {
         } else {
             sourceName = try ServerInfo.defaultSourceName()
         }
-        let spec = pa_sample_spec(format: Pulse.sampleFormat(sampleType), rate: sampleRate, channels: UInt8(channels))
         let fragmentBytes = UInt32(framesPerRead * Int(channels) * sampleType.byteCount)
         stream = try Pulse.openRecord(
-            applicationName: "voicememo", streamName: streamName, source: source, spec: spec,
-            fragmentBytes: fragmentBytes)
+            applicationName: "voicememo", streamName: streamName, source: source, sampleType: sampleType,
+            sampleRate: sampleRate, channels: channels, fragmentBytes: fragmentBytes)
     }
 
     deinit {

@@ -1,4 +1,3 @@
-internal import CPulse
 public import VoiceMemoCore
 
 /// A playback stream to the default output through `pa_simple`: blocking writes of
@@ -8,10 +7,10 @@ public final class PlaybackStream: AudioPlayback {
 
     /// Connects at `sampleRate` × `channels`, buffering about 100 ms.
     public init(sampleRate: UInt32, channels: UInt32, streamName: String = "Voice memo") throws(PulseError) {
-        let spec = pa_sample_spec(format: PA_SAMPLE_FLOAT32LE, rate: sampleRate, channels: UInt8(channels))
         let bufferBytes = UInt32(Int(sampleRate) / 10 * Int(channels) * MemoryLayout<Float>.size)
         stream = try Pulse.openPlayback(
-            applicationName: "voicememo", streamName: streamName, spec: spec, bufferBytes: bufferBytes)
+            applicationName: "voicememo", streamName: streamName, sampleRate: sampleRate, channels: channels,
+            bufferBytes: bufferBytes)
     }
 
     deinit {

@@ -8,9 +8,10 @@ enum Pulse {
     }
 
     static func openRecord(
-        applicationName: String, streamName: String, source: String?, spec: pa_sample_spec, fragmentBytes: UInt32
+        applicationName: String, streamName: String, source: String?, sampleType: CaptureSampleType,
+        sampleRate: UInt32, channels: UInt32, fragmentBytes: UInt32
     ) throws(PulseError) -> OpaquePointer {
-        var spec = spec
+        var spec = pa_sample_spec(format: sampleFormat(sampleType), rate: sampleRate, channels: UInt8(channels))
         // Without an explicit fragment size the server delivers ~2 s lumps and the last one
         // is lost on stop; maxlength stays at the server's default.
         var attributes = pa_buffer_attr(
@@ -26,9 +27,9 @@ enum Pulse {
     }
 
     static func openPlayback(
-        applicationName: String, streamName: String, spec: pa_sample_spec, bufferBytes: UInt32
+        applicationName: String, streamName: String, sampleRate: UInt32, channels: UInt32, bufferBytes: UInt32
     ) throws(PulseError) -> OpaquePointer {
-        var spec = spec
+        var spec = pa_sample_spec(format: PA_SAMPLE_FLOAT32LE, rate: sampleRate, channels: UInt8(channels))
         // A short target length keeps a stop prompt; the server's default is about 2 s.
         var attributes = pa_buffer_attr(
             maxlength: UInt32.max, tlength: bufferBytes, prebuf: UInt32.max, minreq: UInt32.max, fragsize: UInt32.max)
@@ -73,7 +74,7 @@ enum Pulse {
         pa_simple_free(stream)
     }
 
-    static func sampleFormat(_ type: CaptureSampleType) -> pa_sample_format_t {
+    private static func sampleFormat(_ type: CaptureSampleType) -> pa_sample_format_t {
         switch type {
         case .int16: PA_SAMPLE_S16LE
         case .int32: PA_SAMPLE_S32LE

@@ -1,4 +1,3 @@
-internal import CPulse
 import Dispatch
 import Synchronization
 
@@ -39,7 +38,7 @@ public struct ServerSnapshot: Equatable, Sendable {
 /// callbacks, checked in `refresh`) or under its lock.
 public final class ServerMonitor: @unchecked Sendable {
     private let mainloop: OpaquePointer
-    private var context: OpaquePointer?
+    private var context: Pulse.AsyncContext?
     private let queue: DispatchQueue
     private var onSnapshot: @Sendable (ServerSnapshot?) -> Void = { _ in }
     private var isClosed = false
@@ -53,8 +52,7 @@ public final class ServerMonitor: @unchecked Sendable {
     /// A monitor delivering on `queue`; it connects once `start(onSnapshot:)` is called.
     public init(queue: DispatchQueue) {
         self.queue = queue
-        mainloop = pa_threaded_mainloop_new()
-        pa_threaded_mainloop_start(mainloop)
+        mainloop = Pulse.startThreadedMainloop()
     }
 
     /// Connects, and from now on delivers every snapshot to `onSnapshot` on the queue.
@@ -70,82 +68,54 @@ public final class ServerMonitor: @unchecked Sendable {
             isClosed = true
             dropContext()
         }
-        pa_threaded_mainloop_stop(mainloop)
-        pa_threaded_mainloop_free(mainloop)
+        Pulse.stopAndFreeThreadedMainloop(mainloop)
     }
 
     private func withLock<T>(_ body: () -> T) -> T {
-        pa_threaded_mainloop_lock(mainloop)
-        defer { pa_threaded_mainloop_unlock(mainloop) }
+        Pulse.lock(mainloop)
+        defer { Pulse.unlock(mainloop) }
         return body()
     }
 
     private func assertOnLoopThread() {
-        precondition(pa_threaded_mainloop_in_thread(mainloop) != 0, "not on the monitor's mainloop thread")
-    }
-
-    private var userdata: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
-
-    private static func monitor(_ userdata: UnsafeMutableRawPointer?) -> ServerMonitor {
-        Unmanaged<ServerMonitor>.fromOpaque(userdata!).takeUnretainedValue()
+        precondition(Pulse.isOnLoopThread(mainloop), "not on the monitor's mainloop thread")
     }
 
     /// Creates a context and connects it; called with the lock held or on the loop thread.
     private func connect() {
-        guard !isClosed, let context = pa_context_new(pa_threaded_mainloop_get_api(mainloop), "voicememo monitor")
+        guard !isClosed else { return }
+        // Unretained, as the monitor outlives its contexts and timers: its deinit drops the
+        // last under the lock, and a callback that got the lock first still finds it whole.
+        let observer = ContextObserver(
+            stateChanged: { [unowned(unsafe) self] state in stateChanged(state) },
+            serverChanged: { [unowned(unsafe) self] in refresh() })
+        guard
+            let context = Pulse.makeContext(onThreadedMainloop: mainloop, name: "voicememo monitor", observer: observer)
         else { return }
         self.context = context
-        pa_context_set_state_callback(
-            context,
-            { context, userdata in
-                ServerMonitor.monitor(userdata).stateChanged(context!)
-            }, userdata)
-        // NOFAIL: wait for a server that is not there yet instead of failing.
-        pa_context_connect(
-            context, nil, pa_context_flags_t(PA_CONTEXT_NOAUTOSPAWN.rawValue | PA_CONTEXT_NOFAIL.rawValue), nil)
+        // Wait for a server that is not there yet instead of failing.
+        _ = Pulse.connect(context, waitForServer: true)
     }
 
     private func dropContext() {
         guard let context else { return }
-        pa_context_set_state_callback(context, nil, nil)
-        pa_context_set_subscribe_callback(context, nil, nil)
-        pa_context_disconnect(context)
-        pa_context_unref(context)
+        Pulse.free(context)
         self.context = nil
     }
 
-    /// On the loop thread, or (for the first state change) inside `pa_context_connect` under the lock.
-    private func stateChanged(_ context: OpaquePointer) {
-        switch pa_context_get_state(context) {
-        case PA_CONTEXT_READY:
-            pa_context_set_subscribe_callback(
-                context,
-                { _, _, _, userdata in
-                    ServerMonitor.monitor(userdata).refresh()
-                }, userdata)
-            // Source outputs: a record stream moved by the server shows only there.
-            let mask =
-                PA_SUBSCRIPTION_MASK_SOURCE.rawValue | PA_SUBSCRIPTION_MASK_SOURCE_OUTPUT.rawValue
-                | PA_SUBSCRIPTION_MASK_SERVER.rawValue
-            if let operation = pa_context_subscribe(context, pa_subscription_mask_t(mask), nil, nil) {
-                pa_operation_unref(operation)
-            }
+    /// On the loop thread, or (for the first state change) inside `Pulse.connect` under the lock.
+    private func stateChanged(_ state: Pulse.ContextState) {
+        switch state {
+        case .ready:
+            guard let context else { return }
+            Pulse.subscribeToSourceChanges(context)
             refresh()
-        case PA_CONTEXT_FAILED, PA_CONTEXT_TERMINATED:
+        case .gone:
             // The server went away: say so, and start over with a new context shortly.
             deliver(nil)
             dropContext()
-            let api = pa_threaded_mainloop_get_api(mainloop)!
-            var retry = timeval()
-            pa_gettimeofday(&retry)
-            pa_timeval_add(&retry, 500_000)
-            _ = api.pointee.time_new(
-                api, &retry,
-                { api, event, _, userdata in
-                    api!.pointee.time_free(event)
-                    ServerMonitor.monitor(userdata).connect()
-                }, userdata)
-        default:
+            Pulse.schedule(on: mainloop, afterMicroseconds: 500_000) { [unowned(unsafe) self] in connect() }
+        case .connecting:
             break
         }
     }
@@ -156,56 +126,28 @@ public final class ServerMonitor: @unchecked Sendable {
     private func refresh() {
         assertOnLoopThread()
         guard let context else { return }
+        // Each request's callbacks hold the builder until libpulse is done with the request.
         let builder = SnapshotBuilder(monitor: self)
-        // One reference for each operation's callback, released by its last call.
-        if let operation = pa_context_get_server_info(
-            context,
-            { _, info, userdata in
-                let builder = Unmanaged<SnapshotBuilder>.fromOpaque(userdata!).takeRetainedValue()
-                builder.snapshot.defaultSource = info?.pointee.default_source_name.map { String(cString: $0) } ?? ""
-            }, Unmanaged.passRetained(builder).toOpaque())
-        {
-            pa_operation_unref(operation)
-        }
-        if let operation = pa_context_get_source_info_list(
-            context,
-            { _, info, isLast, userdata in
-                let reference = Unmanaged<SnapshotBuilder>.fromOpaque(userdata!)
-                guard isLast == 0 else { return reference.release() }
-                guard let info = info?.pointee else { return }
-                let builder = reference.takeUnretainedValue()
-                builder.sourceNames[info.index] = String(cString: info.name)
-                builder.snapshot.sources.append(
-                    ServerSnapshot.Source(
-                        name: String(cString: info.name), isMuted: info.mute != 0,
-                        activePort: info.active_port.map { String(cString: $0.pointee.name) } ?? "",
-                        isMonitor: info.monitor_of_sink != UInt32.max))
-            }, Unmanaged.passRetained(builder).toOpaque())
-        {
-            pa_operation_unref(operation)
+        Pulse.requestDefaultSource(context) { builder.snapshot.defaultSource = $0 }
+        Pulse.requestSources(context) { source in
+            builder.sourceNames[source.index] = source.name
+            builder.snapshot.sources.append(
+                ServerSnapshot.Source(
+                    name: source.name, isMuted: source.isMuted, activePort: source.activePort,
+                    isMonitor: source.isMonitor))
         }
         // Replies come in order: the stream list ends the refresh.
-        if let operation = pa_context_get_source_output_info_list(
+        Pulse.requestRecordStreams(
             context,
-            { _, info, isLast, userdata in
-                let reference = Unmanaged<SnapshotBuilder>.fromOpaque(userdata!)
-                guard isLast == 0 else {
-                    let builder = reference.takeRetainedValue()
-                    if isLast > 0 { builder.finish() }
-                    return
+            each: { stream in
+                guard stream.processID == ServerMonitor.processID else { return }
+                if builder.newestStream.map({ stream.index > $0.stream }) ?? true {
+                    builder.newestStream = (stream.index, stream.source)
                 }
-                guard let info = info?.pointee,
-                    let processID = pa_proplist_gets(info.proplist, PA_PROP_APPLICATION_PROCESS_ID),
-                    String(cString: processID) == ServerMonitor.processID
-                else { return }
-                let builder = reference.takeUnretainedValue()
-                if builder.newestStream.map({ info.index > $0.stream }) ?? true {
-                    builder.newestStream = (info.index, info.source)
-                }
-            }, Unmanaged.passRetained(builder).toOpaque())
-        {
-            pa_operation_unref(operation)
-        }
+            },
+            end: { isComplete in
+                if isComplete { builder.finish() }
+            })
     }
 
     /// This process's id as libpulse writes it into every stream's properties.
