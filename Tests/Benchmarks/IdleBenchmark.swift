@@ -11,7 +11,7 @@ extension RecorderBenchmark {
         // then keeps the worker thread that ran it for 5 s before that thread exits (one
         // context switch, the pool's housekeeping, not a timer of the daemon's): idle begins
         // once it is gone.
-        try RecorderClient(session: fixture.session).call("GetLevels")
+        try VoiceMemoProxy(session: fixture.session, marksEachCall: false).call("GetLevels")
         Thread.sleep(forTimeInterval: plan.workerLinger)
         let pid = daemon.process.pid
         let (idle, server) = try accounting(of: [pid], recordingFor: plan.idleWindow)
