@@ -147,8 +147,18 @@ package final class VoiceMemoProxy {
     /// a recording's length as the daemon counts it, rather than a guess at how long that takes.
     package func waitUntilRecorded(_ seconds: Double, timeout: Duration = .seconds(30)) throws {
         try waitUntil("the memo in progress holds \(seconds) s", timeout: timeout, pollingEvery: .milliseconds(5)) {
-            (try property("CurrentTime").double ?? 0) >= seconds
+            try recordedSeconds() >= seconds
         }
+    }
+
+    /// Waits until the memo in progress holds `seconds` more audio than it does now.
+    package func waitUntilRecorded(further seconds: Double, timeout: Duration = .seconds(30)) throws {
+        try waitUntilRecorded(recordedSeconds() + seconds, timeout: timeout)
+    }
+
+    /// The seconds of audio in the memo in progress (`CurrentTime`).
+    package func recordedSeconds() throws -> Double {
+        try unwrap(property("CurrentTime").double, "CurrentTime is a double")
     }
 
     /// Returns the first signal named `member` satisfying `condition` that was emitted after
