@@ -332,9 +332,10 @@ final class PanelTests: IntegrationTestCase {
         }
         XCTAssertFalse(daemon.log.contains("tray"), "nothing to report: \(daemon.log)")
 
-        // Idle with a panel showing the item: no wake-ups. libdispatch lets a worker thread
-        // that ran a call linger for 5 s, so the window opens after that.
-        Thread.sleep(forTimeInterval: 6)
+        // Idle with a panel showing the item: no wake-ups. The window opens once the workers
+        // that ran the panel's calls are gone (their exit is a wake-up, and takes their
+        // counts out of the sum); it is a stretch of time, which no event can end.
+        try daemon.waitUntilDispatchWorkersEnd()
         let before = Self.contextSwitches(of: daemon.process.pid)
         Thread.sleep(forTimeInterval: 3)
         let after = Self.contextSwitches(of: daemon.process.pid)
