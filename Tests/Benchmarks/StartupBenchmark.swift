@@ -96,7 +96,9 @@ extension RecorderBenchmark {
     /// Removes what the start-up runs recorded, keeping the library of copies.
     private func removeRecordedMemos() throws {
         let directory = fixture.session.memoDirectory
-        for name in try FileManager.default.contentsOfDirectory(atPath: directory.path) where !name.contains(" Memo ") {
+        // Hidden files are the daemon's own: its recording journal, which it removes a moment after Stop.
+        for name in try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        where !name.contains(" Memo ") && !name.hasPrefix(".") {
             try FileManager.default.removeItem(at: directory.appendingPathComponent(name))
         }
     }
