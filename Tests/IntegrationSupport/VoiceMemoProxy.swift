@@ -12,10 +12,15 @@ import VoiceMemoCore
 /// again once its memo is gone (an empty one, in the same second), so an older signal
 /// must not answer a newer wait.
 package final class VoiceMemoProxy {
+    /// The daemon's bus name.
     package static let busName = Contract.busName
+    /// The recorder object's path.
     package static let path = Contract.recorderPath
+    /// The recorder's interface.
     package static let interface = Contract.recorderInterface
+    /// The standard properties interface.
     package static let properties = InterfaceName.properties
+    /// The memo objects' interface.
     package static let memoInterface = Contract.memoInterface
 
     /// A place in the order of the recorder's signals: every signal after it was emitted
