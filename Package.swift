@@ -52,7 +52,8 @@ let package = Package(
         // The private session fixture (bus, audio server, stimulus, daemon) shared by the
         // integration tests and the benchmark; Foundation only, no XCTest.
         .target(
-            name: "IntegrationSupport", dependencies: ["VoiceMemoContract"], path: "Tests/IntegrationSupport"),
+            name: "IntegrationSupport", dependencies: ["Bus", "VoiceMemoContract", "VoiceMemoCore"],
+            path: "Tests/IntegrationSupport"),
         .testTarget(
             name: "IntegrationTests",
             dependencies: [

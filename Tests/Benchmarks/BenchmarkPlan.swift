@@ -17,9 +17,6 @@ struct BenchmarkPlan {
     var memoCount: Int
     /// The window over which the idle daemon's CPU and wake-ups are counted.
     var idleWindow: Duration
-    /// How long before that window the daemon is left alone: libdispatch lets a worker
-    /// thread linger 5 s after its last work item.
-    var workerLinger: TimeInterval
     /// The length of the recording whose samples are counted.
     var continuityRecording: Duration
     /// Runs of `voicememo status` (each a new caller) across which the daemon's memory is read.
@@ -28,13 +25,13 @@ struct BenchmarkPlan {
     /// The figures of the README and `.build/bench.md`.
     static let full = BenchmarkPlan(
         cpuWindow: .seconds(20), cpuRuns: 3, latencyRuns: 20, latencyRecording: .milliseconds(200), startRuns: 5,
-        memoCount: 10_000, idleWindow: .seconds(60), workerLinger: 6, continuityRecording: .seconds(60),
+        memoCount: 10_000, idleWindow: .seconds(60), continuityRecording: .seconds(60),
         callerRuns: 10_000)
 
     /// A pass with tiny durations, for `make test`.
     static let smoke = BenchmarkPlan(
         cpuWindow: .seconds(1), cpuRuns: 1, latencyRuns: 3, latencyRecording: .milliseconds(100), startRuns: 1,
-        memoCount: 100, idleWindow: .seconds(1), workerLinger: 0, continuityRecording: .seconds(2),
+        memoCount: 100, idleWindow: .seconds(1), continuityRecording: .seconds(2),
         callerRuns: 200)
 
     /// `full` when `VOICEMEMO_BENCH=full` (as `make bench` sets), otherwise `smoke`.

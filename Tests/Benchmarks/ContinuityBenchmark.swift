@@ -1,3 +1,4 @@
+import Bus
 import Foundation
 import IntegrationSupport
 import SoundFile
@@ -11,12 +12,16 @@ extension RecorderBenchmark {
     func measureContinuity() throws {
         let daemon = try fixture.launchDaemon()
         defer { daemon.stop() }
-        let client = try RecorderClient(session: fixture.session)
+        let client = try VoiceMemoProxy(session: fixture.session, marksEachCall: false)
         var span = RecordingSpan()
-        let memo = try span.start { try client.record(format: "wav", channels: 1) }
+        let memo = try span.start {
+            try client.recordWithOptions(
+                ["format": .string("wav"), "channels": .uint32(1), "sample-rate": .uint32(48_000)])
+        }
         keepRecording(for: plan.continuityRecording)
+        let stopping = try client.markSignals()
         _ = try span.stop { try client.call("Stop") }
-        _ = try client.waitForRecordingFinished()
+        try client.waitForSignal("RecordingFinished", timeout: .seconds(10), after: stopping)
 
         let samples = try SoundFileReader(path: client.file(of: memo).path).readInt16()
         continuity = SampleContinuity(samples: samples, span: span)

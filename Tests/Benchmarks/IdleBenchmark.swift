@@ -7,12 +7,10 @@ extension RecorderBenchmark {
     func measureIdle() throws {
         let daemon = try fixture.launchDaemon()
         defer { daemon.stop() }
-        // One round trip, so whatever the daemon does after owning its name is done. libdispatch
-        // then keeps the worker thread that ran it for 5 s before that thread exits (one
-        // context switch, the pool's housekeeping, not a timer of the daemon's): idle begins
-        // once it is gone.
-        try RecorderClient(session: fixture.session).call("GetLevels")
-        Thread.sleep(forTimeInterval: plan.workerLinger)
+        // One round trip, so whatever the daemon does after owning its name is done; idle
+        // begins once the worker that ran it is gone.
+        try VoiceMemoProxy(session: fixture.session, marksEachCall: false).call("GetLevels")
+        try waitForDispatchWorkers(of: daemon)
         let pid = daemon.process.pid
         let (idle, server) = try accounting(of: [pid], recordingFor: plan.idleWindow)
         guard daemon.isRunning else {

@@ -9,7 +9,7 @@ extension RecorderBenchmark {
     func measureLatency() throws {
         let daemon = try fixture.launchDaemon()
         defer { daemon.stop() }
-        let client = try RecorderClient(session: fixture.session)
+        let client = try VoiceMemoProxy(session: fixture.session, marksEachCall: false)
         try client.setProperty("Format", .string("wav"))
         try client.setProperty("Channels", .uint32(1))
 
@@ -29,10 +29,12 @@ extension RecorderBenchmark {
             }
             let captured = clock.now
             keepRecording(for: plan.latencyRecording)
+            let mark = try client.markSignals()
             let stopping = clock.now
             try client.call("Stop")
             let stopped = clock.now
-            let finished = try client.waitForRecordingFinished()
+            try client.waitForSignal("RecordingFinished", timeout: .seconds(10), after: mark)
+            let finished = clock.now
             recordReply.append((replied - called).milliseconds)
             firstFrame.append((captured - called).milliseconds)
             firstFrameAfterReply.append((captured - replied).milliseconds)
@@ -48,10 +50,11 @@ extension RecorderBenchmark {
             try client.call("Toggle")
             toggleStart.append((clock.now - starting).milliseconds)
             keepRecording(for: plan.latencyRecording)
+            let mark = try client.markSignals()
             let stopping = clock.now
             try client.call("Toggle")
             toggleStop.append((clock.now - stopping).milliseconds)
-            _ = try client.waitForRecordingFinished()
+            try client.waitForSignal("RecordingFinished", timeout: .seconds(10), after: mark)
         }
 
         var launchFirstFrame: [Double] = []

@@ -14,8 +14,14 @@ extension RecorderBenchmark {
             if !warm { try? FileManager.default.removeItem(at: cache) }
             let daemon = try fixture.launchDaemon()
             defer { daemon.stop() }
-            // The cache is saved a second after the read; then the daemon is idle.
-            Thread.sleep(forTimeInterval: max(plan.workerLinger, 2))
+            // Cold, the cache is saved a second after the read, and the freed memory handed
+            // back with it; warm, it is fresh and not saved. Then the daemon is idle.
+            if !warm {
+                try waitUntil("the library cache is saved", timeout: .seconds(60), pollingEvery: .milliseconds(50)) {
+                    FileManager.default.fileExists(atPath: cache.path)
+                }
+            }
+            try waitForDispatchWorkers(of: daemon)
             let pid = daemon.process.pid
             let idle = try Self.residentMiB(of: pid)
             table.add(
@@ -48,6 +54,7 @@ extension RecorderBenchmark {
             guard gdbus.succeeded else { throw BenchmarkError.unexpected("gdbus call: \(gdbus)") }
             table.add(.init(figure: "  of which voicememod's CPU (ms per listing)", voicememod: daemonShare))
             table.add(.init(figure: "the same through `gdbus call`, which also prints it (ms)", voicememod: gdbusTime))
+            // The last reply's buffers are freed once it is written, which nothing marks.
             Thread.sleep(forTimeInterval: 1)
             let growth = try Self.residentMiB(of: pid) - idle
             table.add(

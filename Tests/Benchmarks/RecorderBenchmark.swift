@@ -57,9 +57,17 @@ final class RecorderBenchmark {
         }
     }
 
-    /// Lets a recording run for `duration`: this is the recording's length, not a wait for an event.
+    /// Lets a recording run for `duration`: a window measured by the clock (CPU per minute,
+    /// a latency cycle's length), so no event can end it.
     func keepRecording(for duration: Duration) {
         Thread.sleep(forTimeInterval: duration.timeInterval)
+    }
+
+    /// Waits, in the full plan, until `daemon`'s libdispatch workers have ended (each exits
+    /// 5 s after its last work item: a wake-up of the pool's, not of the daemon's), so an
+    /// idle window sees the idle daemon; a smoke run's figures mean nothing, and it goes on.
+    func waitForDispatchWorkers(of daemon: Daemon) throws {
+        if plan.isFull { try daemon.waitUntilDispatchWorkersEnd() }
     }
 
     /// What the kernel accounted to `pids` and to the audio server while recording for `duration`.

@@ -1,3 +1,4 @@
+import Bus
 import Foundation
 import IntegrationSupport
 import SoundFile
@@ -13,7 +14,7 @@ extension RecorderBenchmark {
             into: fixture.session.root, environment: fixture.session.environment)
         let daemon = try fixture.launchDaemon()
         defer { daemon.stop() }
-        let client = try RecorderClient(session: fixture.session)
+        let client = try VoiceMemoProxy(session: fixture.session, marksEachCall: false)
         let window = plan.cpuWindow
         let idleStreams = try recordStreamCount()
         var residentRecording: [Double] = []
@@ -28,11 +29,15 @@ extension RecorderBenchmark {
             var gstreamer: [Double] = []
             var opusBitrate = 48_000
             for _ in 0..<plan.cpuRuns {
-                let memo = try client.record(format: format.daemonFormat, channels: format.channels)
+                let memo = try client.recordWithOptions([
+                    "format": .string(format.daemonFormat), "channels": .uint32(format.channels),
+                    "sample-rate": .uint32(48_000),
+                ])
                 try waitForRecordStreams(idleStreams + 1)
                 let recorded = try accounting(of: [daemon.process.pid], recordingFor: window)
+                let stopping = try client.markSignals()
                 try client.call("Stop")
-                _ = try client.waitForRecordingFinished()
+                try client.waitForSignal("RecordingFinished", timeout: .seconds(10), after: stopping)
                 own.append(perMinute(recorded.client.cpuSeconds, over: window))
                 ownWithServer.append(perMinute(recorded.client.cpuSeconds + recorded.server.cpuSeconds, over: window))
                 residentRecording.append(Double(recorded.client.residentKilobytes) / 1024)

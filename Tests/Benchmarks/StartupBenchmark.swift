@@ -57,7 +57,7 @@ extension RecorderBenchmark {
             try watcher.addMatch(
                 "type='signal',sender='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(Contract.busName.rawValue)'"
             )
-            let client = try RecorderClient(session: session)
+            let client = try VoiceMemoProxy(session: session, marksEachCall: false)
             let logName = "bench-startup-\(UUID().uuidString.prefix(8))"
             let started = clock.now
             let daemon = try session.launch(BuildProducts.voicememod().path, [], logName: logName)
@@ -68,8 +68,9 @@ extension RecorderBenchmark {
             let owned = clock.now
             try client.call("Record")
             let answered = clock.now
+            let stopping = try client.markSignals()
             try client.call("Stop")
-            _ = try client.waitForRecordingFinished()
+            try client.waitForSignal("RecordingFinished", timeout: .seconds(10), after: stopping)
             let log = try waitForLibraryRead(logName: logName)
             let served = log.range(of: "voicememod: serving ")
             let read = log.range(of: Daemon.libraryReadMessage)
@@ -95,7 +96,9 @@ extension RecorderBenchmark {
     /// Removes what the start-up runs recorded, keeping the library of copies.
     private func removeRecordedMemos() throws {
         let directory = fixture.session.memoDirectory
-        for name in try FileManager.default.contentsOfDirectory(atPath: directory.path) where !name.contains(" Memo ") {
+        // Hidden files are the daemon's own: its recording journal, which it removes a moment after Stop.
+        for name in try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        where !name.contains(" Memo ") && !name.hasPrefix(".") {
             try FileManager.default.removeItem(at: directory.appendingPathComponent(name))
         }
     }

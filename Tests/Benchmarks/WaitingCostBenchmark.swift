@@ -11,7 +11,7 @@ extension RecorderBenchmark {
         defer { try? fixture.stimulus.start() }
         let daemon = try fixture.launchDaemon()
         defer { daemon.stop() }
-        let client = try RecorderClient(session: fixture.session)
+        let client = try VoiceMemoProxy(session: fixture.session, marksEachCall: false)
         let idleStreams = try recordStreamCount()
         let options: [String: BusValue] = ["format": .string("opus"), "start-on-sound": .boolean(true)]
         try client.call("RecordWithOptions", [.stringDictionary(options)])

@@ -38,13 +38,13 @@ package final class AudioServerProcesses {
         return child
     }
 
-    /// Waits until `condition` holds, by the start-up deadline.
+    /// Waits (through `waitUntil`) until `condition` holds, by the start-up deadline.
     ///
     /// - Throws: `FixtureError.exitedEarly` as soon as a launched program has
     ///   ended, `FixtureError.startupFailed` with every program's log at the deadline.
-    package func waitUntil(_ description: String, _ condition: () throws -> Bool) throws {
+    package func waitForStartup(until description: String, _ condition: () throws -> Bool) throws {
         try reportingTimeout {
-            try IntegrationSupport.waitUntil(description, timeout: remainingTime) {
+            try waitUntil(description, timeout: remainingTime) {
                 if let ended = children.first(where: { !$0.isRunning }), let termination = ended.termination {
                     throw FixtureError.exitedEarly(ended.name, termination: termination, log: session.log(ended.name))
                 }

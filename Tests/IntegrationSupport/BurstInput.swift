@@ -105,6 +105,7 @@ package final class BurstInput {
             var deadline = ContinuousClock.now.advanced(by: .seconds(-burst))
             while true {
                 let now = ContinuousClock.now
+                // The input's own clock: each burst is due at a time, not on an event.
                 if deadline > now { Thread.sleep(forTimeInterval: (deadline - now).timeInterval) }
                 deadline = deadline.advanced(by: .seconds(burst))
                 if stopping.isRaised { break }

@@ -21,6 +21,8 @@ package enum FixtureError: Error, CustomStringConvertible {
     case systemCallFailed(String, errno: Int32)
     /// `VOICEMEMO_TEST_SERVER` names a server the fixture does not know.
     case unknownAudioServer(String)
+    /// The daemon answered, but not as expected; the expectation, e.g. "State is a string".
+    case unexpectedReply(String)
 
     package var description: String {
         switch self {
@@ -45,6 +47,8 @@ package enum FixtureError: Error, CustomStringConvertible {
         case .unknownAudioServer(let name):
             return "VOICEMEMO_TEST_SERVER=\(name) is not one of: "
                 + AudioServerKind.allCases.map(\.rawValue).joined(separator: ", ")
+        case .unexpectedReply(let expectation):
+            return "the daemon's answer broke the expectation that \(expectation)"
         }
     }
 }

@@ -7,16 +7,22 @@ package enum PipeWireConfiguration {
     /// runs at the stimulus's rate and never switches, so 48 kHz streams pass
     /// without resampling and the microphone stays bit-exact.
     ///
-    /// The graph's cycle is at least 1024 frames (21.3 ms). A client asking for
+    /// The graph's cycle is 1024 frames (21.3 ms), always. A client asking for
     /// 20 ms (parecord, voicememod) would otherwise shrink it to 512 frames, and
     /// on a two-vCPU CI machine the 10.7 ms cycle missed its deadline four to
     /// seven times in 30 s, each time putting 512 zeros into the stimulus sink
     /// and dropping or repeating up to 1000 samples; at 1024 frames none did.
+    /// Nor does it grow: with only the stimulus (which asks for 80 ms) the graph
+    /// ran at 2048 frames and went to 1024 as a recording began, and at that switch
+    /// pipewire-pulse can hand the new stream a cycle from before: up to 2048 samples,
+    /// twice what a sample-exact check allows (the continuity smoke, about 1 run in 24).
     static let core = """
         context.properties = {
             default.clock.rate = \(Stimulus.sampleRate)
             default.clock.allowed-rates = [ \(Stimulus.sampleRate) ]
+            default.clock.quantum = 1024
             default.clock.min-quantum = 1024
+            default.clock.max-quantum = 1024
         }
 
         """

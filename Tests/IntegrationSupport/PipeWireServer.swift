@@ -66,7 +66,7 @@ package final class PipeWireServer: AudioServer {
         let processes = AudioServerProcesses(serverName: serverName, session: session, startupTimeout: startupTimeout)
         self.processes = processes
         try processes.launch("pipewire")
-        try processes.waitUntil("pw-cli info 0 answers") {
+        try processes.waitForStartup(until: "pw-cli info 0 answers") {
             try session.run("pw-cli", ["info", "0"], timeout: .seconds(2)).succeeded
         }
         try processes.launch("wireplumber")
@@ -78,7 +78,7 @@ package final class PipeWireServer: AudioServer {
         try session.user?.takeOwnership(of: pulseDirectory.path)
         try processes.launch("pipewire-pulse")
         // Until wireplumber has picked one, pipewire-pulse answers "@DEFAULT_SINK@".
-        try processes.waitUntil("pactl get-default-sink names a sink, picked by wireplumber") {
+        try processes.waitForStartup(until: "pactl get-default-sink names a sink, picked by wireplumber") {
             guard let sink = try control.query(["get-default-sink"]), let sinks = try control.sinkNames() else {
                 return false
             }

@@ -66,7 +66,7 @@ package final class PulseAudioServer: AudioServer {
                 // Keep away from rtkit on the system bus.
                 "--realtime=no", "--high-priority=no",
             ])
-        try processes.waitUntil("pactl answers") { try control.query(["info"]) != nil }
+        try processes.waitForStartup(until: "pactl answers") { try control.query(["info"]) != nil }
         try processes.createDevices(using: control)
     }
 

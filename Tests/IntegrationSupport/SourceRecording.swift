@@ -64,6 +64,13 @@ package final class SourceRecording {
         return Array(samples.prefix(count))
     }
 
+    /// Waits until the source has delivered `seconds` of audio since `start` (a `sampleCount`;
+    /// by default, now): a stretch of the input's own time, which a loaded machine cannot
+    /// shorten as it can a sleep's, for a recorder under test to have had that audio to handle.
+    package func waitUntilDelivered(_ seconds: Double, since start: Int? = nil) throws {
+        _ = try waitForSamples((start ?? sampleCount) + Int(seconds * Double(Stimulus.sampleRate)))
+    }
+
     /// Stops recording and deletes the recording.
     package func stop() {
         process.terminate()

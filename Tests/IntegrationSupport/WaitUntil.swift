@@ -23,6 +23,8 @@ package func waitUntil(
         guard clock.now < deadline else {
             throw FixtureError.timedOut(waitingUntil: description(), after: timeout)
         }
+        // The one poll of the test kit: what tests wait for (a file's size, /proc, a
+        // property, another process's output) offers nothing to block on.
         Thread.sleep(forTimeInterval: interval.timeInterval)
     }
 }

@@ -211,13 +211,12 @@ final class CommandLineFuzzTests: RecorderTestCase {
         if try recorder.state != "idle" { try recorder.call("Cancel") }
         XCTAssertEqual(try recorder.state, "idle")
         // A memo the fuzz stopped empty in this same second had the path the next one gets.
-        try recorder.drainSignals()
-        let seenBefore = recorder.received.count
+        let beforeRecord = try recorder.markSignals()
         let record = try fixture.voicememo(["record", "--format", "wav", "--duration", "0.5"])
         XCTAssertEqual(record.status, 0, "\(record)")
         let memo = ObjectPath(
             String(try XCTUnwrap(record.stdout.split(separator: " ").last?.trimmingCharacters(in: .newlines))))
-        let finished = try recorder.waitForSignal("RecordingFinished", timeout: .seconds(5), seenBefore: seenBefore) {
+        let finished = try recorder.waitForSignal("RecordingFinished", timeout: .seconds(5), after: beforeRecord) {
             $0.arguments.first?.objectPath == memo
         }
         let about = recorder.received.filter { $0.arguments.first?.objectPath == memo }.map {

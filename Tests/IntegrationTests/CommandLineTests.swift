@@ -34,7 +34,7 @@ final class CommandLineTests: IntegrationTestCase {
         let status = try voicememo("status")
         XCTAssertTrue(status.stdout.contains("State:     recording"), status.stdout)
         XCTAssertTrue(status.stdout.contains("Input:     voicememo_mic"), status.stdout)
-        Thread.sleep(forTimeInterval: 1)
+        try VoiceMemoProxy(session: fixture.session).waitUntilRecorded(1)
 
         let stop = try span.stop { try voicememo("stop") }
         XCTAssertEqual(stop.status, 0, "\(stop)")

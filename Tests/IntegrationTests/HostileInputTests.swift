@@ -179,7 +179,7 @@ final class HostileInputTests: RecorderTestCase {
             try recorder.setProperty(name, value)
         }
         let memo = try XCTUnwrap(recorder.call("Record").first?.objectPath)
-        Thread.sleep(forTimeInterval: 0.5)
+        try recorder.waitUntilRecorded(0.5)
         XCTAssertEqual(try recorder.call("Stop").first?.objectPath, memo)
         let file = try SoundFileReader(path: recorder.file(of: memo).path)
         XCTAssertEqual(file.duration, 0.5, accuracy: 0.15)

@@ -84,9 +84,14 @@ final class HostileSettingsTests: RecorderTestCase {
         defer { _ = patient.stop() }
 
         let memo = try recorder.recordWithOptions(["format": .string("wav")])
-        Thread.sleep(forTimeInterval: 0.5)
+        try recorder.waitUntilRecorded(0.5)
+        let beforeKill = try recorder.markSignals()
         fixture.audioServer.kill()
-        try recorder.waitForSignal("Interruption", timeout: .seconds(3)) { $0.arguments.first?.string == "began" }
+        try recorder.waitForSignal("Interruption", timeout: .seconds(3), after: beforeKill) {
+            $0.arguments.first?.string == "began"
+        }
+        // The trap came once the reconnect was scheduled, which the daemon does not announce:
+        // only a while alive after the loss shows it is gone.
         Thread.sleep(forTimeInterval: 0.5)
         XCTAssertTrue(patient.isRunning, "the daemon is alive after the server went away: \(patient.log)")
         XCTAssertEqual(try recorder.state, "interrupted")
@@ -133,7 +138,7 @@ final class HostileSettingsTests: RecorderTestCase {
 
         let memo = try recorder.call("Record").first?.objectPath
         let recording = try XCTUnwrap(memo, name)
-        Thread.sleep(forTimeInterval: 0.4)
+        try recorder.waitUntilRecorded(0.4)
         XCTAssertEqual(try recorder.call("Stop").first?.objectPath, recording, name)
         let file = try SoundFileReader(path: recorder.file(of: recording).path)
         XCTAssertEqual(file.sampleRate, Int(rate), name)

@@ -39,7 +39,7 @@ final class MeteringAcceptanceTests: RecorderTestCase {
     // 2. About ten Levels a second while recording with metering on; none otherwise.
     func testLevelsSignalsFollowMeteringAndState() throws {
         _ = try recorder.recordWithOptions(["format": .string("wav")])
-        Thread.sleep(forTimeInterval: 1)
+        try recorder.waitUntilRecorded(1)
         try recorder.call("Stop")
         try recorder.drainSignals()
         XCTAssertEqual(levelSignals().count, 0, "no Levels with metering off")
@@ -48,11 +48,11 @@ final class MeteringAcceptanceTests: RecorderTestCase {
         try recorder.drainSignals()
         XCTAssertEqual(levelSignals().count, 0, "no Levels while idle")
         _ = try recorder.recordWithOptions(["format": .string("wav")])
-        Thread.sleep(forTimeInterval: 3)
+        try recorder.waitUntilRecorded(3)
         try recorder.call("Pause")
         try recorder.drainSignals(timeout: .milliseconds(100))
         let beforePause = levelSignals().count
-        Thread.sleep(forTimeInterval: 1)
+        try recorder.collectSignals(for: .seconds(1))  // a second of the pause, watched
         try recorder.drainSignals()
         XCTAssertEqual(levelSignals().count, beforePause, "no Levels while paused")
         try recorder.call("Stop")
@@ -81,7 +81,7 @@ final class MeteringAcceptanceTests: RecorderTestCase {
         try waitUntil("watch prints recording", timeout: .seconds(5)) {
             lines().contains { $0["class"] as? String == "recording" }
         }
-        Thread.sleep(forTimeInterval: 1.2)
+        try recorder.waitUntilRecorded(1.2)
         try recorder.call("Pause")
         try waitUntil("watch prints paused", timeout: .seconds(5)) {
             lines().contains { $0["class"] as? String == "paused" }
@@ -134,7 +134,7 @@ final class MeteringAcceptanceTests: RecorderTestCase {
     // 5. stop-after-silence finishes the memo after that much continuous silence.
     func testStopAfterSilenceFinishesTheMemo() throws {
         let memo = try recorder.recordWithOptions(["format": .string("wav"), "stop-after-silence": .double(1)])
-        Thread.sleep(forTimeInterval: 2)  // two seconds of tone, then the source turns silent
+        try recorder.waitUntilRecorded(2)  // two seconds of tone, then the source turns silent
         fixture.stimulus.stop()
         let finished = try recorder.waitForSignal("RecordingFinished", timeout: .seconds(5)) {
             $0.arguments.first?.objectPath == memo

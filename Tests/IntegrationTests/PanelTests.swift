@@ -332,11 +332,12 @@ final class PanelTests: IntegrationTestCase {
         }
         XCTAssertFalse(daemon.log.contains("tray"), "nothing to report: \(daemon.log)")
 
-        // Idle with a panel showing the item: no wake-ups. libdispatch lets a worker thread
-        // that ran a call linger for 5 s, so the window opens after that.
-        Thread.sleep(forTimeInterval: 6)
+        // Idle with a panel showing the item: no wake-ups. The window opens once the workers
+        // that ran the panel's calls are gone (their exit is a wake-up, and takes their
+        // counts out of the sum).
+        try daemon.waitUntilDispatchWorkersEnd()
         let before = Self.contextSwitches(of: daemon.process.pid)
-        Thread.sleep(forTimeInterval: 3)
+        Thread.sleep(forTimeInterval: 3)  // the window: a stretch of time, which no event ends
         let after = Self.contextSwitches(of: daemon.process.pid)
         XCTAssertEqual(after - before, 0, "context switches of the idle daemon over 3 s with the tray item shown")
         reachedTheEnd = true

@@ -48,7 +48,7 @@ final class RecordingAcceptanceTests: RecorderTestCase {
             ])
             var span = RecordingSpan()
             let started = try span.start { try busctlCall("Record") }
-            Thread.sleep(forTimeInterval: 3)  // the recording's length, not a wait for an event
+            try recorder.waitUntilRecorded(3)
             let stopped = try span.stop { try busctlCall("Stop") }
             XCTAssertEqual(started, stopped, "Stop returns the memo Record returned")
             let path = try XCTUnwrap(ObjectPath(rawValue: String(stopped.dropFirst(3).dropLast())), stopped)
@@ -73,15 +73,18 @@ final class RecordingAcceptanceTests: RecorderTestCase {
     // 2. Record 2 s, Pause 1 s, Resume, 2 s, Stop: 4 s of audio, every state announced.
     func testPauseAndResumeAppendToTheSameMemo() throws {
         let memo = try recorder.recordWithOptions(["format": .string("wav")])
-        Thread.sleep(forTimeInterval: 2)
+        try recorder.waitUntilRecorded(2)
         try recorder.call("Pause")
         XCTAssertEqual(try recorder.state, "paused")
         let url = try recorder.file(of: memo)
         let whilePaused = try SoundFileReader(path: url.path)
         XCTAssertEqual(whilePaused.duration, 2.0, accuracy: 0.15, "the file is valid on disk while paused")
-        Thread.sleep(forTimeInterval: 1)
+        // Paused while the microphone delivers a second, none of which may be kept.
+        let microphone = try SourceRecording(in: fixture.session)
+        defer { microphone.stop() }
+        try microphone.waitUntilDelivered(1)
         try recorder.call("Resume")
-        Thread.sleep(forTimeInterval: 2)
+        try recorder.waitUntilRecorded(4)
         XCTAssertEqual(try recorder.call("Stop").first?.objectPath, memo)
 
         let file = try SoundFileReader(path: url.path)
@@ -118,7 +121,7 @@ final class RecordingAcceptanceTests: RecorderTestCase {
         }
         let startedAt = Date().timeIntervalSince1970
         XCTAssertEqual(startedAt, Double(startAt), accuracy: 0.3, "recording starts at start-at")
-        Thread.sleep(forTimeInterval: 1)
+        try recorder.waitUntilRecorded(1)
         try recorder.call("Stop")
         let file = try SoundFileReader(path: recorder.file(of: memo).path)
         XCTAssertEqual(file.duration, 1.0, accuracy: 0.15, "the file holds only what came after start-at")
@@ -225,7 +228,7 @@ final class RecordingAcceptanceTests: RecorderTestCase {
     func testCancelLeavesNothingOnDisk() throws {
         _ = try recorder.recordWithOptions(["format": .string("flac")])
         XCTAssertEqual(recorder.memoFiles.count, 1)
-        Thread.sleep(forTimeInterval: 0.5)
+        try recorder.waitUntilRecorded(0.5)
         try recorder.call("Cancel")
         XCTAssertEqual(recorder.memoFiles, [])
         XCTAssertEqual(try recorder.state, "idle")
@@ -250,7 +253,7 @@ final class RecordingAcceptanceTests: RecorderTestCase {
         // And the next plain Record uses them.
         let memo = try XCTUnwrap(fresh.call("Record").first?.objectPath)
         XCTAssertEqual(try fresh.property("ActiveSource").string, AudioDevices.microphone)
-        Thread.sleep(forTimeInterval: 0.5)
+        try fresh.waitUntilRecorded(0.5)
         try fresh.call("Stop")
         let file = try SoundFileReader(path: fresh.file(of: memo).path)
         XCTAssertEqual(file.format, .vorbis)

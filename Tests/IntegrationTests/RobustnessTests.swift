@@ -21,7 +21,7 @@ final class RobustnessTests: RecorderTestCase {
             let format = formats[round % formats.count]
             let memo = try recorder.recordWithOptions(["format": .string(format)])
             let started = Date()
-            Thread.sleep(forTimeInterval: Double.random(in: 1.0...2.5, using: &random))  // the kill moment
+            try recorder.waitUntilRecorded(Double.random(in: 1.0...2.5, using: &random))  // the kill moment
             XCTAssertEqual(daemon.kill(), .signalled(SIGKILL))
             let recorded = Date().timeIntervalSince(started)
 
@@ -176,7 +176,7 @@ final class RobustnessTests: RecorderTestCase {
     func testSigtermFinalizesTheOpenMemo() throws {
         let memo = try recorder.recordWithOptions(["format": .string("flac")])
         let started = Date()
-        Thread.sleep(forTimeInterval: 1.5)
+        try recorder.waitUntilRecorded(1.5)
         XCTAssertEqual(daemon.stop(), .exited(0))
         let elapsed = Date().timeIntervalSince(started)
         let file = try SoundFileReader(path: recorder.file(of: memo).path)

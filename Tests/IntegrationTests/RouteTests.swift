@@ -11,15 +11,17 @@ final class RouteTests: RecorderTestCase {
         // The two pactl runs and the waits for their signals lie inside the recording.
         var span = RecordingSpan()
         let memo = try span.start { try recorder.recordWithOptions(["format": .string("wav")]) }
-        Thread.sleep(forTimeInterval: 0.5)
-        _ = try fixture.audioServer.pactl(["set-source-mute", AudioDevices.microphone, "1"])
-        try expectInterruption("began", "input-muted", timeout: .seconds(2))
+        try recorder.waitUntilRecorded(0.5)
+        try expectInterruption("began", "input-muted", timeout: .seconds(2)) {
+            _ = try fixture.audioServer.pactl(["set-source-mute", AudioDevices.microphone, "1"])
+        }
         XCTAssertEqual(try recorder.state, "interrupted")
-        Thread.sleep(forTimeInterval: 0.5)
-        _ = try fixture.audioServer.pactl(["set-source-mute", AudioDevices.microphone, "0"])
-        try expectInterruption("ended", "input-muted", timeout: .seconds(2))
+        try recorder.waitUntilRecorded(further: 0.5)  // a muted input is recorded as silence
+        try expectInterruption("ended", "input-muted", timeout: .seconds(2)) {
+            _ = try fixture.audioServer.pactl(["set-source-mute", AudioDevices.microphone, "0"])
+        }
         XCTAssertEqual(try recorder.state, "recording")
-        Thread.sleep(forTimeInterval: 0.5)
+        try recorder.waitUntilRecorded(further: 0.5)
         XCTAssertEqual(try span.stop { try recorder.call("Stop") }.first?.objectPath, memo)
         let file = try SoundFileReader(path: recorder.file(of: memo).path)
         XCTAssertTrue(
@@ -38,15 +40,16 @@ final class RouteTests: RecorderTestCase {
         }
         let memo = try recorder.recordWithOptions(["format": .string("wav")])
         XCTAssertEqual(try recorder.property("ActiveSource").string, AudioDevices.microphone)
-        Thread.sleep(forTimeInterval: 1)
+        try recorder.waitUntilRecorded(1)
+        let beforeSwitch = try recorder.markSignals()
         _ = try fixture.audioServer.pactl(["set-default-source", SecondInput.source])
-        let route = try recorder.waitForSignal("RouteChanged", timeout: .seconds(3)) {
+        let route = try recorder.waitForSignal("RouteChanged", timeout: .seconds(3), after: beforeSwitch) {
             $0.arguments.first?.string == "default-changed"
         }
         XCTAssertEqual(
             route.arguments.compactMap(\.string), ["default-changed", AudioDevices.microphone, SecondInput.source])
         XCTAssertEqual(try recorder.property("ActiveSource").string, SecondInput.source)
-        Thread.sleep(forTimeInterval: 1)
+        try recorder.waitUntilRecorded(further: 1)
         XCTAssertEqual(try recorder.call("Stop").first?.objectPath, memo)
 
         let switchover = try toneSwitch(in: memo, from: Stimulus.frequency, to: SecondInput.frequency)
@@ -71,9 +74,10 @@ final class RouteTests: RecorderTestCase {
         }
         let memo = try recorder.recordWithOptions(["format": .string("wav")])
         XCTAssertEqual(try recorder.property("ActiveSource").string, SecondInput.source)
-        Thread.sleep(forTimeInterval: 1)
+        try recorder.waitUntilRecorded(1)
+        let beforeUnplug = try recorder.markSignals()
         try second.removeSource()
-        let route = try recorder.waitForSignal("RouteChanged", timeout: .seconds(3)) {
+        let route = try recorder.waitForSignal("RouteChanged", timeout: .seconds(3), after: beforeUnplug) {
             $0.arguments.first?.string == "old-device-unavailable"
         }
         XCTAssertEqual(
@@ -81,7 +85,7 @@ final class RouteTests: RecorderTestCase {
             ["old-device-unavailable", SecondInput.source, AudioDevices.microphone])
         XCTAssertEqual(try recorder.property("ActiveSource").string, AudioDevices.microphone)
         XCTAssertEqual(try recorder.state, "recording")
-        Thread.sleep(forTimeInterval: 1)
+        try recorder.waitUntilRecorded(further: 1)
         XCTAssertEqual(try recorder.call("Stop").first?.objectPath, memo)
 
         let switchover = try toneSwitch(in: memo, from: SecondInput.frequency, to: Stimulus.frequency)
@@ -99,25 +103,27 @@ final class RouteTests: RecorderTestCase {
         var beforeLoss = RecordingSpan()
         var afterReturn = RecordingSpan()
         let memo = try beforeLoss.start { try recorder.recordWithOptions(["format": .string("wav")]) }
-        Thread.sleep(forTimeInterval: 1)
+        try recorder.waitUntilRecorded(1)
+        let beforeLossMark = try recorder.markSignals()
         beforeLoss.stop { fixture.stimulus.stop() }
         try fixture.removeDevices()
         let removed = ContinuousClock.now
-        try expectInterruption("began", "device-lost", timeout: .seconds(3))
+        try expectInterruption("began", "device-lost", timeout: .seconds(3), after: beforeLossMark)
         let noticed = ContinuousClock.now - removed
         print("every source removed on \(fixture.audioServer.serverName): device-lost after \(noticed)")
         XCTAssertLessThan(noticed, .seconds(1), "noticed within a second of the last removal")
         XCTAssertEqual(try recorder.state, "interrupted")
         XCTAssertEqual(try recorder.property("CurrentMemo").objectPath, memo, "the memo stays open")
+        // No input exists for a while, for audio wrongly recorded then to show; the daemon
+        // waits for one without a sign, so no condition ends the wait.
         Thread.sleep(forTimeInterval: 1)
 
         try afterReturn.start {
-            try fixture.restoreDevices()
-            try expectInterruption("ended", "device-lost", timeout: .seconds(5))
+            try expectInterruption("ended", "device-lost", timeout: .seconds(5)) { try fixture.restoreDevices() }
         }
         XCTAssertEqual(try recorder.state, "recording")
         XCTAssertEqual(try recorder.property("ActiveSource").string, AudioDevices.microphone)
-        Thread.sleep(forTimeInterval: 1)
+        try recorder.waitUntilRecorded(further: 1)
         XCTAssertEqual(try afterReturn.stop { try recorder.call("Stop") }.first?.objectPath, memo)
         XCTAssertEqual(recorder.memoFiles.count, 1, "one memo, before and after")
         let samples = try SoundFileReader(path: recorder.file(of: memo).path).readFloats()
@@ -143,18 +149,21 @@ final class RouteTests: RecorderTestCase {
             try recorder.recordWithOptions(["format": .string("wav"), "source": .string(SecondInput.source)])
         }
         XCTAssertEqual(try recorder.property("ActiveSource").string, SecondInput.source)
-        Thread.sleep(forTimeInterval: 1)
-        try beforeLoss.stop { try second.removeSource() }
-        try expectInterruption("began", "device-lost", timeout: .seconds(3))
+        try recorder.waitUntilRecorded(1)
+        try expectInterruption("began", "device-lost", timeout: .seconds(3)) {
+            try beforeLoss.stop { try second.removeSource() }
+        }
         XCTAssertEqual(try recorder.state, "interrupted")
-        Thread.sleep(forTimeInterval: 1)
+        // The pinned input is away while the fallback delivers a second, none of which may be recorded.
+        let fallback = try SourceRecording(in: fixture.session)
+        defer { fallback.stop() }
+        try fallback.waitUntilDelivered(1)
         try afterReturn.start {
-            try second.addSource()
-            try expectInterruption("ended", "device-lost", timeout: .seconds(5))
+            try expectInterruption("ended", "device-lost", timeout: .seconds(5)) { try second.addSource() }
         }
         XCTAssertEqual(try recorder.state, "recording")
         XCTAssertEqual(try recorder.property("ActiveSource").string, SecondInput.source)
-        Thread.sleep(forTimeInterval: 1)
+        try recorder.waitUntilRecorded(further: 1)
         XCTAssertEqual(try afterReturn.stop { try recorder.call("Stop") }.first?.objectPath, memo)
         let samples = try SoundFileReader(path: recorder.file(of: memo).path).readFloats()
         let tones = AudioAnalysis.tones(
@@ -174,12 +183,12 @@ final class RouteTests: RecorderTestCase {
         let second = try SecondInput(session: fixture.session, server: fixture.audioServer)
         defer { second.remove() }
         let memo = try recorder.recordWithOptions(["format": .string("wav")])
-        Thread.sleep(forTimeInterval: 1)
+        try recorder.waitUntilRecorded(1)
         try moveDaemonStream(to: SecondInput.source)
         try waitUntil("ActiveSource is \(SecondInput.source)", timeout: .seconds(3)) {
             try recorder.property("ActiveSource").string == SecondInput.source
         }
-        Thread.sleep(forTimeInterval: 1)
+        try recorder.waitUntilRecorded(further: 1)
         XCTAssertEqual(try recorder.call("Stop").first?.objectPath, memo)
         // `received` holds only what has been read: read every signal up to the memo's end,
         // so a RouteChanged sent for the move would be among them.
@@ -228,9 +237,22 @@ final class RouteTests: RecorderTestCase {
         return String(ours.prefix { $0.isNumber })
     }
 
-    /// Waits for `Interruption(type, reason, true)`.
-    private func expectInterruption(_ type: String, _ reason: String, timeout: Duration) throws {
-        let signal = try recorder.waitForSignal("Interruption", timeout: timeout) { $0.arguments.first?.string == type }
+    /// Runs `cause` and waits for the `Interruption(type, reason, true)` emitted after it began.
+    private func expectInterruption(
+        _ type: String, _ reason: String, timeout: Duration, after cause: () throws -> Void
+    ) throws {
+        let mark = try recorder.markSignals()
+        try cause()
+        try expectInterruption(type, reason, timeout: timeout, after: mark)
+    }
+
+    /// Waits for an `Interruption(type, reason, true)` emitted after `mark`.
+    private func expectInterruption(
+        _ type: String, _ reason: String, timeout: Duration, after mark: VoiceMemoProxy.SignalMark
+    ) throws {
+        let signal = try recorder.waitForSignal("Interruption", timeout: timeout, after: mark) {
+            $0.arguments.first?.string == type
+        }
         XCTAssertEqual(signal.arguments.compactMap(\.string), [type, reason])
         XCTAssertEqual(signal.arguments.last?.boolean, true)
     }

@@ -21,9 +21,10 @@ final class ServerLossTests: RecorderTestCase {
         var beforeOutage = RecordingSpan()
         var afterOutage = RecordingSpan()
         let memo = try beforeOutage.start { try recorder.recordWithOptions(["format": .string("wav")]) }
-        Thread.sleep(forTimeInterval: 1)
+        try recorder.waitUntilRecorded(1)
+        let beforeKill = try recorder.markSignals()
         beforeOutage.stop { fixture.audioServer.kill() }
-        let began = try recorder.waitForSignal("Interruption", timeout: .seconds(2)) {
+        let began = try recorder.waitForSignal("Interruption", timeout: .seconds(2), after: beforeKill) {
             $0.arguments.first?.string == "began"
         }
         XCTAssertEqual(began.arguments.compactMap(\.string), ["began", "server-lost"])
@@ -33,16 +34,19 @@ final class ServerLossTests: RecorderTestCase {
         XCTAssertEqual(
             try SoundFileReader(path: url.path).duration, 1, accuracy: 0.15, "the file is valid during the outage")
 
-        Thread.sleep(forTimeInterval: 3)  // the outage
+        // The outage is the scenario: a server gone for 3 s, the reconnect's backoff beyond its
+        // first tries. The daemon reports nothing while it waits, so no condition marks the end.
+        Thread.sleep(forTimeInterval: 3)
+        let beforeRestart = try recorder.markSignals()
         let ended = try afterOutage.start {
             try fixture.audioServer.restart()
             try fixture.stimulus.start()
-            return try recorder.waitForSignal("Interruption", timeout: .seconds(5)) {
+            return try recorder.waitForSignal("Interruption", timeout: .seconds(5), after: beforeRestart) {
                 $0.arguments.first?.string == "ended"
             }
         }
         XCTAssertEqual(ended.arguments.compactMap(\.string), ["ended", "server-lost"])
-        let route = try recorder.waitForSignal("RouteChanged", timeout: .seconds(2)) {
+        let route = try recorder.waitForSignal("RouteChanged", timeout: .seconds(2), after: beforeRestart) {
             $0.arguments.first?.string == "server-restarted"
         }
         XCTAssertEqual(route.arguments[1].string, AudioDevices.microphone, "the source before the outage")
@@ -53,7 +57,7 @@ final class ServerLossTests: RecorderTestCase {
         }
         XCTAssertEqual(try recorder.state, "recording")
 
-        Thread.sleep(forTimeInterval: 1)
+        try recorder.waitUntilRecorded(further: 1)
         XCTAssertEqual(try afterOutage.stop { try recorder.call("Stop") }.first?.objectPath, memo)
         XCTAssertEqual(recorder.memoFiles.count, 1, "one memo across the outage")
         let file = try SoundFileReader(path: url.path)
@@ -77,9 +81,12 @@ final class ServerLossTests: RecorderTestCase {
         defer { _ = patient.stop() }
 
         let memo = try recorder.recordWithOptions(["format": .string("flac")])
-        Thread.sleep(forTimeInterval: 1)
+        try recorder.waitUntilRecorded(1)
+        let beforeKill = try recorder.markSignals()
         fixture.audioServer.kill()
-        try recorder.waitForSignal("Interruption", timeout: .seconds(2)) { $0.arguments.first?.string == "began" }
+        try recorder.waitForSignal("Interruption", timeout: .seconds(2), after: beforeKill) {
+            $0.arguments.first?.string == "began"
+        }
         let finished = try recorder.waitForSignal("RecordingFinished", timeout: .seconds(5)) {
             $0.arguments.first?.objectPath == memo
         }

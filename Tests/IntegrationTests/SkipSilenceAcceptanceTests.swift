@@ -76,9 +76,10 @@ final class SkipSilenceAcceptanceTests: RecorderTestCase {
         // opened together with the playback can miss the output's first graph cycle.
         _ = try speaker.waitForSamples(rate / 10)
         let started = Date()
+        let playedFrom = speaker.sampleCount
         try recorder.callMemo(memo, "Play")
         // In the second tone by the output's clock, 5 s or more into the memo by its own.
-        Thread.sleep(until: started.addingTimeInterval(1.9))
+        try speaker.waitUntilDelivered(1.9, since: playedFrom)
         let position = try mediaPlayerPosition()
         XCTAssertGreaterThan(position, 4.8, "MPRIS reports the memo's own time, past the skipped silence")
         XCTAssertLessThan(position, 6.0)

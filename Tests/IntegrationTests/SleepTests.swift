@@ -53,14 +53,18 @@ final class SleepTests: RecorderTestCase {
 
     // 4. Recording holds the lock; sleep pauses, flushes and releases it; wake-up resumes and takes it back.
     func testSleepFlushesTheMemoReleasesTheLockAndWakeUpResumes() throws {
-        Thread.sleep(forTimeInterval: 0.5)  // time for a wrong lock to show up
+        // Time for a wrong lock to show up: proving there is none needs a window, not an event.
+        Thread.sleep(forTimeInterval: 0.5)
         XCTAssertEqual(try logind.inhibitors(), [], "no lock while idle")
         let memo = try recorder.recordWithOptions(["format": .string("wav")])
         try waitForLock(true)
-        Thread.sleep(forTimeInterval: 1.3)  // some audio, not a whole sync interval's multiple
+        try recorder.waitUntilRecorded(1.3)  // some audio, not a whole sync interval's multiple
 
+        let beforeSleep = try recorder.markSignals()
         try logind.prepareForSleep(true)
-        let began = try recorder.waitForSignal("Interruption") { $0.arguments.first?.string == "began" }
+        let began = try recorder.waitForSignal("Interruption", after: beforeSleep) {
+            $0.arguments.first?.string == "began"
+        }
         XCTAssertEqual(began.arguments.compactMap(\.string), ["began", "system-sleep"])
         XCTAssertEqual(began.arguments.last?.boolean, true)
         XCTAssertEqual(try recorder.state, "interrupted")
@@ -70,20 +74,26 @@ final class SleepTests: RecorderTestCase {
         XCTAssertEqual(
             try SoundFileReader(path: url.path).duration, recorded, accuracy: 0.001, "flushed before the lock went")
         XCTAssertGreaterThan(recorded, 1.2)
-        Thread.sleep(forTimeInterval: 0.5)  // asleep: nothing is written
+        // Asleep: of the half second the microphone delivers meanwhile, nothing is written.
+        let microphone = try SourceRecording(in: fixture.session)
+        defer { microphone.stop() }
+        try microphone.waitUntilDelivered(0.5)
         XCTAssertEqual(try XCTUnwrap(recorder.property("CurrentTime").double), recorded, accuracy: 0.001)
 
         // The waits for the daemon's answers (and the mock logind's) lie inside the recording.
         var afterWake = RecordingSpan()
+        let beforeWake = try recorder.markSignals()
         let ended = try afterWake.start {
             try logind.prepareForSleep(false)
-            return try recorder.waitForSignal("Interruption") { $0.arguments.first?.string == "ended" }
+            return try recorder.waitForSignal("Interruption", after: beforeWake) {
+                $0.arguments.first?.string == "ended"
+            }
         }
         XCTAssertEqual(ended.arguments.compactMap(\.string), ["ended", "system-sleep"])
         XCTAssertEqual(ended.arguments.last?.boolean, true)
         try waitForState("recording")
         try waitForLock(true)
-        Thread.sleep(forTimeInterval: 0.5)
+        try recorder.waitUntilRecorded(recorded + 0.5)
 
         XCTAssertEqual(try afterWake.stop { try recorder.call("Stop") }.first?.objectPath, memo)
         try waitForLock(false)
@@ -103,12 +113,18 @@ final class SleepTests: RecorderTestCase {
 
         _ = try recorder.recordWithOptions(["format": .string("wav")])
         try waitForLock(true)
+        let beforeSleep = try recorder.markSignals()
         try logind.prepareForSleep(true)
-        let began = try recorder.waitForSignal("Interruption") { $0.arguments.first?.string == "began" }
+        let began = try recorder.waitForSignal("Interruption", after: beforeSleep) {
+            $0.arguments.first?.string == "began"
+        }
         XCTAssertEqual(began.arguments.last?.boolean, false, "it will not resume by itself")
         try waitForLock(false)
+        let beforeWake = try recorder.markSignals()
         try logind.prepareForSleep(false)
-        let ended = try recorder.waitForSignal("Interruption") { $0.arguments.first?.string == "ended" }
+        let ended = try recorder.waitForSignal("Interruption", after: beforeWake) {
+            $0.arguments.first?.string == "ended"
+        }
         XCTAssertEqual(ended.arguments.compactMap(\.string), ["ended", "system-sleep"])
         try waitForState("paused")
         try waitForLock(true)  // the memo is still open
@@ -120,19 +136,28 @@ final class SleepTests: RecorderTestCase {
     func testAnInactiveSessionInterruptsTheRecordingUntilItIsActiveAgain() throws {
         let memo = try recorder.recordWithOptions(["format": .string("wav")])
         try waitForLock(true)
-        Thread.sleep(forTimeInterval: 0.5)
+        try recorder.waitUntilRecorded(0.5)
+        let beforeSwitch = try recorder.markSignals()
         try logind.setSession(sessionPath, isActive: false)
-        let began = try recorder.waitForSignal("Interruption") { $0.arguments.first?.string == "began" }
+        let began = try recorder.waitForSignal("Interruption", after: beforeSwitch) {
+            $0.arguments.first?.string == "began"
+        }
         XCTAssertEqual(began.arguments.compactMap(\.string), ["began", "session-inactive"])
         XCTAssertEqual(began.arguments.last?.boolean, true)
         XCTAssertEqual(try recorder.state, "interrupted")
         let paused = try XCTUnwrap(recorder.property("CurrentTime").double)
-        Thread.sleep(forTimeInterval: 0.5)
+        // Of the half second the microphone delivers meanwhile, nothing is written.
+        let microphone = try SourceRecording(in: fixture.session)
+        defer { microphone.stop() }
+        try microphone.waitUntilDelivered(0.5)
         XCTAssertEqual(
             try XCTUnwrap(recorder.property("CurrentTime").double), paused, accuracy: 0.05, "nothing written")
 
+        let beforeReturn = try recorder.markSignals()
         try logind.setSession(sessionPath, isActive: true)
-        let ended = try recorder.waitForSignal("Interruption") { $0.arguments.first?.string == "ended" }
+        let ended = try recorder.waitForSignal("Interruption", after: beforeReturn) {
+            $0.arguments.first?.string == "ended"
+        }
         XCTAssertEqual(ended.arguments.compactMap(\.string), ["ended", "session-inactive"])
         try waitForState("recording")
         XCTAssertEqual(try recorder.call("Stop").first?.objectPath, memo)

@@ -24,7 +24,7 @@ final class SlowInputTests: RecorderTestCase {
             return memo
         }
         XCTAssertEqual(try recorder.property("ActiveSource").string, source, file: file, line: line)
-        Thread.sleep(forTimeInterval: seconds)  // the recording's length, not a wait for an event
+        try recorder.waitUntilRecorded(seconds)
         XCTAssertEqual(try recorder.state, "recording", "late is not lost", file: file, line: line)
         XCTAssertEqual(try span.stop { try recorder.call("Stop") }.first?.objectPath, memo, file: file, line: line)
         whenStopped()
@@ -96,10 +96,12 @@ final class SlowInputTests: RecorderTestCase {
     // holding what came before.
     func testStopDuringALateReadIsAnsweredWithAValidFile() throws {
         let memo = try recorder.recordWithOptions(["format": .string("wav"), "channels": .uint32(1)])
-        Thread.sleep(forTimeInterval: 1.5)
+        try recorder.waitUntilRecorded(1.5)
         fixture.audioServer.send(SIGSTOP)
         defer { fixture.audioServer.send(SIGCONT) }
-        Thread.sleep(forTimeInterval: 1.5)  // far longer than a fragment, far short of a stall
+        // The stall is the scenario: far longer than a fragment, far short of a stall being
+        // declared. A frozen server tells nothing, and the daemon reports nothing until then.
+        Thread.sleep(forTimeInterval: 1.5)
         XCTAssertEqual(try recorder.state, "recording", "late is not lost")
 
         let asked = ContinuousClock.now

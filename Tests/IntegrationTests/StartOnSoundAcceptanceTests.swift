@@ -16,10 +16,10 @@ final class StartOnSoundAcceptanceTests: RecorderTestCase {
         AudioAnalysis.alignedExactRuns(recorded: samples, period: fixture.stimulus.samples)
     }
 
-    /// Plays the tone for about `seconds` into the silent microphone.
-    private func playBurst(seconds: Double) throws {
+    /// Plays the tone into the silent microphone until `microphone` has heard about `seconds` of it.
+    private func playBurst(seconds: Double, heardBy microphone: SourceRecording) throws {
         try fixture.stimulus.start()
-        Thread.sleep(forTimeInterval: seconds)
+        try microphone.waitUntilDelivered(seconds)
         fixture.stimulus.stop()
     }
 
@@ -60,11 +60,11 @@ final class StartOnSoundAcceptanceTests: RecorderTestCase {
         XCTAssertEqual(try recorder.state, "scheduled")
         XCTAssertEqual(try recorder.property("CurrentMemo").objectPath, memo)
         XCTAssertEqual(recorder.memoFiles, [], "no file while waiting")
-        Thread.sleep(forTimeInterval: 2)
+        try microphone.waitUntilDelivered(2)
         XCTAssertEqual(try recorder.state, "scheduled", "silence does not start it")
         XCTAssertEqual(recorder.memoFiles, [])
 
-        try playBurst(seconds: 1)
+        try playBurst(seconds: 1, heardBy: microphone)
         XCTAssertEqual(try recorder.state, "recording")
         try recorder.call("Stop")
         let heard = heardBursts(microphone)
@@ -80,7 +80,7 @@ final class StartOnSoundAcceptanceTests: RecorderTestCase {
         let memo = try recorder.recordWithOptions(["format": .string("wav")])
         XCTAssertEqual(try recorder.state, "recording", "recording at once, in silence")
         XCTAssertEqual(recorder.memoFiles.count, 1)
-        Thread.sleep(forTimeInterval: 0.5)
+        try recorder.waitUntilRecorded(0.5)
         try recorder.call("Stop")
         let samples = try SoundFileReader(path: recorder.file(of: memo).path).readInt16()
         XCTAssertGreaterThan(samples.count, Int(0.4 * rate))
@@ -89,8 +89,10 @@ final class StartOnSoundAcceptanceTests: RecorderTestCase {
 
     func testStopWhileWaitingLeavesNoMemo() throws {
         fixture.stimulus.stop()
+        let microphone = try SourceRecording(in: fixture.session)
+        defer { microphone.stop() }
         let memo = try recorder.recordWithOptions(["start-on-sound": .boolean(true), "pre-roll": .double(2)])
-        Thread.sleep(forTimeInterval: 0.5)
+        try microphone.waitUntilDelivered(0.5)  // some pre-roll is held
         XCTAssertEqual(try recorder.call("Stop").first?.objectPath, memo)
         XCTAssertEqual(try recorder.state, "idle")
         XCTAssertEqual(recorder.memoFiles, [])
@@ -119,11 +121,11 @@ final class StartOnSoundAcceptanceTests: RecorderTestCase {
         let first = try recorder.recordWithOptions([
             "format": .string("wav"), "start-on-sound": .boolean(true), "stop-after-silence": .double(1),
         ])
-        Thread.sleep(forTimeInterval: 1)
-        let started = Date()
-        try playBurst(seconds: 1)
-        Thread.sleep(forTimeInterval: max(0, 3 - Date().timeIntervalSince(started)))  // bursts 3 s apart
-        try playBurst(seconds: 1)
+        try microphone.waitUntilDelivered(1)
+        let started = microphone.sampleCount
+        try playBurst(seconds: 1, heardBy: microphone)
+        try microphone.waitUntilDelivered(3, since: started)  // bursts 3 s apart
+        try playBurst(seconds: 1, heardBy: microphone)
 
         let finishedFirst = try recorder.waitForSignal("RecordingFinished", timeout: .seconds(5)) {
             $0.arguments.first?.objectPath == first
