@@ -47,7 +47,8 @@ let package = Package(
 
         .testTarget(name: "VoiceMemoCoreTests", dependencies: ["VoiceMemoCore"]),
         .testTarget(name: "VoiceMemoContractTests", dependencies: ["VoiceMemoContract", "VoiceMemoCore", "Bus"]),
-        .testTarget(name: "VoiceMemoRuntimeTests", dependencies: ["VoiceMemoCore", "VoiceMemoRuntime"]),
+        .testTarget(
+            name: "VoiceMemoRuntimeTests", dependencies: ["VoiceMemoCore", "VoiceMemoRuntime", "IntegrationSupport"]),
         .testTarget(name: "AudioContainersTests", dependencies: ["AudioContainers", "SoundFile", "VoiceMemoCore"]),
         // The private session fixture (bus, audio server, stimulus, daemon) shared by the
         // integration tests and the benchmark; Foundation only, no XCTest.

@@ -5,23 +5,26 @@ import Foundation
 ///
 /// - Parameters:
 ///   - description: What is awaited, phrased to follow "waiting until", e.g.
-///     "pactl answers"; it becomes the failure message.
+///     "pactl answers"; it becomes the failure message (by default the caller's file and line).
 ///   - timeout: How long to keep polling before giving up.
 ///   - interval: The pause between two polls.
 ///   - condition: Checked once immediately, then after every pause; an error it
 ///     throws ends the wait at once.
 /// - Throws: `FixtureError.timedOut` if `condition` is still false at the deadline.
 package func waitUntil(
-    _ description: @autoclosure () -> String,
-    timeout: Duration,
+    _ description: @autoclosure () -> String = "",
+    timeout: Duration = .seconds(2),
     pollingEvery interval: Duration = .milliseconds(20),
+    fileID: String = #fileID, line: Int = #line,
     _ condition: () throws -> Bool
 ) throws {
     let clock = ContinuousClock()
     let deadline = clock.now.advanced(by: timeout)
     while try !condition() {
         guard clock.now < deadline else {
-            throw FixtureError.timedOut(waitingUntil: description(), after: timeout)
+            let awaited = description()
+            throw FixtureError.timedOut(
+                waitingUntil: awaited.isEmpty ? "the condition at \(fileID):\(line) holds" : awaited, after: timeout)
         }
         // The one poll of the test kit: what tests wait for (a file's size, /proc, a
         // property, another process's output) offers nothing to block on.

@@ -1,4 +1,5 @@
 import Dispatch
+import IntegrationSupport
 import Synchronization
 import Testing
 import VoiceMemoCore
@@ -21,13 +22,13 @@ struct CapturePipelineTests {
             pipeline.start()
         }
         // The fourth refused attempt (the fifth open) is followed by an 800 ms pause.
-        try await waitUntil(timeout: .seconds(5)) { backend.opens.withLock { $0 } >= 5 }
+        try waitUntil(timeout: .seconds(5)) { backend.opens.withLock { $0 } >= 5 }
         // Into that pause: a thread blocked in a semaphore's wait shows nothing to wait on.
         try await Task.sleep(for: .milliseconds(100))
         let attempts = backend.opens.withLock { $0 }
         let asked = ContinuousClock.now
         queue.sync { givingUp ? pipeline.giveUp() : pipeline.stop() }
-        try await waitUntil(timeout: .seconds(3)) { endedAt.withLock { $0 } != nil }
+        try waitUntil(timeout: .seconds(3)) { endedAt.withLock { $0 } != nil }
         let waited = try #require(endedAt.withLock { $0 }) - asked
         #expect(waited < .milliseconds(300), "ended \(waited) after the request")
         #expect(backend.opens.withLock { $0 } == attempts, "no attempt after the request")
@@ -52,7 +53,7 @@ struct CapturePipelineTests {
             }
             pipeline.start()
         }
-        try await waitUntil(timeout: .seconds(5)) { backend.framesRead.withLock { $0 } >= 10 * 960 }
+        try waitUntil(timeout: .seconds(5)) { backend.framesRead.withLock { $0 } >= 10 * 960 }
         queue.sync { pipeline.stop() }
         let heard = events.withLock { $0 }
         #expect(heard.count == 2, "\(heard)")
@@ -77,7 +78,7 @@ struct CapturePipelineTests {
             }
             pipeline.start()
         }
-        try await waitUntil(timeout: .seconds(2)) { flowed.withLock { $0.at } != nil }
+        try waitUntil(timeout: .seconds(2)) { flowed.withLock { $0.at } != nil }
         let (at, frames) = flowed.withLock { $0 }
         let waited = try #require(at) - started
         #expect(frames == 0, "nothing was read yet")

@@ -1,4 +1,5 @@
 import Foundation
+import IntegrationSupport
 import Testing
 import VoiceMemoCore
 import VoiceMemoRuntime
@@ -24,6 +25,6 @@ struct DedicatedThreadTests {
         #expect(names.contains("vm-test-thread-"), "named, cut to 15 bytes: \(names)")
         release.signal()
         // The thread is gone once its work returned (a failed wait records the issue).
-        try await waitUntil { (try? threadNames().contains("vm-test-thread-")) == false }
+        try waitUntil { (try? threadNames().contains("vm-test-thread-")) == false }
     }
 }

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import IntegrationSupport
 import Synchronization
 import Testing
 import VoiceMemoCore
@@ -140,7 +141,7 @@ struct MemoPlayerTests {
             #expect(player.isPaused, "seeking keeps it paused")
             player.resume()
         }
-        try await waitUntil { output.written.withLock { $0.count >= 40 } }
+        try waitUntil { output.written.withLock { $0.count >= 40 } }
         #expect(output.written.withLock { $0.first } == 2500, "resumed at the seek target")
         queue.sync {
             #expect(!player.isPaused)
@@ -171,7 +172,7 @@ struct MemoPlayerTests {
         }
         #expect(held == 0.02)
         output.gate.signal()  // the write in flight returns after the pause
-        try await waitUntil { output.writes.load(ordering: .relaxed) >= 2 }
+        try waitUntil { output.writes.load(ordering: .relaxed) >= 2 }
         // A write that should not happen has no event to wait for: give a wrong one the time
         // of one 20 ms fragment to begin.
         try await Task.sleep(for: .milliseconds(20))
@@ -196,7 +197,7 @@ struct MemoPlayerTests {
             player.skipsSilence = true
         }
         try queue.sync { try player.play(MemoReference(id: "m", path: "/nonexistent")) }
-        try await waitUntil(timeout: .seconds(5)) { ended.withLock { $0 != nil } }
+        try waitUntil(timeout: .seconds(5)) { ended.withLock { $0 != nil } }
         #expect(ended.withLock { $0 } == .finished)
         let written = output.written.withLock { $0 }
         #expect(written.count == 2400, "1 s + 0.2 s + 0.2 s + 1 s")

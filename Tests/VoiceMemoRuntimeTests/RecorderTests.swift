@@ -1,5 +1,6 @@
 import Dispatch
 import FoundationEssentials
+import IntegrationSupport
 import Synchronization
 import Testing
 import VoiceMemoCore
@@ -61,10 +62,10 @@ final class RecorderHarness: Sendable {
     /// fragment and carries the answer out before it begins the next read, so whatever
     /// should (or should not) have happened to the fragments before has happened: a test
     /// that something stays as it is waits on the input, not on the clock.
-    func waitForReads(_ count: Int, timeout: Duration = .seconds(2)) async throws {
+    func waitForReads(_ count: Int, timeout: Duration = .seconds(2)) throws {
         let perRead = CapturePipeline.framesPerRead(sampleRate: RecorderDefaults().sampleRate)
         let target = backend.framesRead.withLock { $0 } + (count + 1) * perRead
-        try await waitUntil(timeout: timeout) { self.backend.framesRead.withLock { $0 } >= target }
+        try waitUntil(timeout: timeout) { self.backend.framesRead.withLock { $0 } >= target }
         queue.sync {}
     }
 
@@ -84,7 +85,7 @@ struct RecorderTests {
         #expect(try harness.sync { $0.state } == .recording)
         #expect(try harness.sync { $0.currentMemo } == memo)
         #expect(try harness.sync { $0.activeSource } == "fake_mic")
-        try await waitUntil { (harness.backend.sink(for: memo)?.frames ?? 0) > 0 }
+        try waitUntil { (harness.backend.sink(for: memo)?.frames ?? 0) > 0 }
         let stopped = try await harness.stop().get()
         #expect(stopped == memo)
         #expect(harness.backend.sink(for: memo)?.isClosed == true)
@@ -101,15 +102,15 @@ struct RecorderTests {
     @Test func pauseStopsWritingAndResumeAppends() async throws {
         let harness = RecorderHarness()
         let memo = try await harness.record().get()
-        try await waitUntil { harness.backend.sink(for: memo)!.frames > 0 }
+        try waitUntil { harness.backend.sink(for: memo)!.frames > 0 }
         try harness.sync { recorder throws(RecorderError) in try recorder.pause() }
-        try await harness.waitForReads(1)  // the read in flight as the pause came
+        try harness.waitForReads(1)  // the read in flight as the pause came
         let pausedFrames = harness.backend.sink(for: memo)!.frames
-        try await harness.waitForReads(3)
+        try harness.waitForReads(3)
         #expect(harness.backend.sink(for: memo)!.frames == pausedFrames)
         // Record while paused resumes, as AVAudioRecorder.record() does.
         #expect(try await harness.record().get() == memo)
-        try await waitUntil { harness.backend.sink(for: memo)!.frames > pausedFrames }
+        try waitUntil { harness.backend.sink(for: memo)!.frames > pausedFrames }
         _ = try await harness.stop().get()
         #expect(harness.observer.states == [.recording, .paused, .recording, .idle])
     }
@@ -137,7 +138,7 @@ struct RecorderTests {
     @Test func durationStopsAtExactlyTheFrameCount() async throws {
         let harness = RecorderHarness()
         let memo = try await harness.record(["duration": .double(0.05), "sample-rate": .uint32(8000)]).get()
-        try await waitUntil { harness.observer.finished.count == 1 }
+        try waitUntil { harness.observer.finished.count == 1 }
         #expect(harness.backend.sink(for: memo)!.frames == 400)
         #expect(harness.observer.finished.first?.1 == true)
         #expect(try harness.sync { $0.state } == .idle)
@@ -158,7 +159,7 @@ struct RecorderTests {
         let harness = RecorderHarness()
         let startAt = Int64(Date().timeIntervalSince1970.rounded(.up)) + 2
         let memo = try await harness.record(["start-at": .int64(startAt)]).get()
-        try await waitUntil(timeout: .seconds(6)) { (try? harness.sync { $0.state }) == .recording }
+        try waitUntil(timeout: .seconds(6)) { (try? harness.sync { $0.state }) == .recording }
         #expect(harness.observer.states.prefix(2) == [.scheduled, .recording])
         let started = try #require(harness.observer.stateTimes.last)
         #expect(started >= Double(startAt) - 0.05, "recording starts at start-at, not before")
@@ -184,14 +185,14 @@ struct RecorderTests {
             return
         }
         #expect(message.contains("Connection refused"))
-        try await waitUntil { (try? harness.sync { $0.state }) == .idle && harness.memoFiles.isEmpty }
+        try waitUntil { (try? harness.sync { $0.state }) == .idle && harness.memoFiles.isEmpty }
         #expect(harness.observer.finished.isEmpty)
     }
 
     @Test func aWriteFailureReportsAndKeepsServing() async throws {
         let harness = RecorderHarness(backend: FakeBackend(failAfterFrames: 2000))
         _ = try await harness.record().get()
-        try await waitUntil { harness.observer.finished.count == 1 }
+        try waitUntil { harness.observer.finished.count == 1 }
         #expect(harness.observer.finished.first?.1 == false)
         #expect(harness.observer.encodeErrors == ["No space left on device"])
         #expect(try harness.sync { $0.state } == .idle)
@@ -225,10 +226,10 @@ struct RecorderTests {
         let harness = RecorderHarness()
         let memo = try await harness.record().get()
         let sink = harness.backend.sink(for: memo)!
-        try await waitUntil { sink.frames > 0 }
+        try waitUntil { sink.frames > 0 }
         try await harness.call { recorder, done in recorder.pause(completion: done) }.get()
         #expect(sink.syncedFrames == sink.frames, "synced after the last frame written")
-        try await harness.waitForReads(2)
+        try harness.waitForReads(2)
         #expect(sink.syncedFrames == sink.frames, "and nothing written since")
         #expect(try harness.sync { $0.state } == .paused)
         let refused = await harness.call { recorder, done in
@@ -253,11 +254,11 @@ struct RecorderTests {
     @Test func levelsAreReportedOnlyWithMeteringEnabled() async throws {
         let harness = RecorderHarness()
         _ = try await harness.record().get()
-        try await harness.waitForReads(15)  // three metering windows
+        try harness.waitForReads(15)  // three metering windows
         #expect(harness.observer.measured.isEmpty)
         try harness.sync { recorder throws(RecorderError) in try recorder.updateDefaults { $0.isMeteringEnabled = true }
         }
-        try await waitUntil { harness.observer.measured.count >= 3 }
+        try waitUntil { harness.observer.measured.count >= 3 }
         let times = harness.observer.measured.map(\.1)
         #expect(zip(times, times.dropFirst()).allSatisfy { $0 < $1 })
         #expect(try harness.sync { $0.levels }.peak[0] > -160)
@@ -271,25 +272,25 @@ struct RecorderTests {
         // Watched before the recording opens: its pipeline meters from the start.
         try harness.sync { $0.setLevelsWatched(true) }
         _ = try await harness.record().get()
-        try await waitUntil { harness.observer.measured.count >= 3 }
+        try waitUntil { harness.observer.measured.count >= 3 }
         #expect(try harness.sync { $0.defaults.isMeteringEnabled } == false)
 
         try harness.sync { $0.setLevelsWatched(false) }
-        try await harness.waitForReads(1)  // a window measured before the change may still be on its way
+        try harness.waitForReads(1)  // a window measured before the change may still be on its way
         let afterUnwatching = try harness.sync { _ in harness.observer.measured.count }
-        try await harness.waitForReads(15)
+        try harness.waitForReads(15)
         #expect(try harness.sync { _ in harness.observer.measured.count } == afterUnwatching)
 
         // Watching again mid-recording turns the reports back on.
         try harness.sync { $0.setLevelsWatched(true) }
-        try await waitUntil { harness.observer.measured.count >= afterUnwatching + 3 }
+        try waitUntil { harness.observer.measured.count >= afterUnwatching + 3 }
         _ = try await harness.stop().get()
     }
 
     @Test func silenceStopsTheRecordingAfterItsLimit() async throws {
         let harness = RecorderHarness(backend: FakeBackend(silentAfterReads: 10))
         let memo = try await harness.record(["stop-after-silence": .double(0.3), "sample-rate": .uint32(8000)]).get()
-        try await waitUntil(timeout: .seconds(3)) { harness.observer.finished.count == 1 }
+        try waitUntil(timeout: .seconds(3)) { harness.observer.finished.count == 1 }
         #expect(harness.observer.finished.first?.1 == true)
         let frames = harness.backend.sink(for: memo)!.frames
         // 10 reads of 160 frames of sound, then 0.3 s (2400 frames) of silence, to the window.
@@ -299,13 +300,13 @@ struct RecorderTests {
     @Test func aLostServerInterruptsAndTheSameMemoGoesOnWhenItReturns() async throws {
         let harness = RecorderHarness(backend: FakeBackend(loseServerAfterReads: 10, refusedReconnects: 2))
         let memo = try await harness.record().get()
-        try await waitUntil(timeout: .seconds(3)) { harness.observer.routes.count == 1 }
+        try waitUntil(timeout: .seconds(3)) { harness.observer.routes.count == 1 }
         #expect(harness.observer.interruptions.map(\.0) == [.serverLost, .serverLost])
         #expect(harness.observer.interruptions.map(\.1) == [true, false])
         #expect(harness.observer.routes.first?.0 == .serverRestarted)
         #expect(harness.observer.states == [.recording, .interrupted, .recording])
         let before = harness.backend.sink(for: memo)!.frames
-        try await waitUntil { harness.backend.sink(for: memo)!.frames > before }
+        try waitUntil { harness.backend.sink(for: memo)!.frames > before }
         _ = try await harness.stop().get()
         #expect(harness.observer.finished.map(\.1) == [true])
         #expect(harness.memoFiles.count == 1, "one memo, before and after the outage")
@@ -315,7 +316,7 @@ struct RecorderTests {
         let harness = RecorderHarness(backend: FakeBackend(loseServerAfterReads: 10, refusedReconnects: .max))
         try harness.sync { recorder throws(RecorderError) in try recorder.updateDefaults { $0.reconnectTimeout = 0.3 } }
         let memo = try await harness.record().get()
-        try await waitUntil(timeout: .seconds(3)) { harness.observer.finished.count == 1 }
+        try waitUntil(timeout: .seconds(3)) { harness.observer.finished.count == 1 }
         #expect(harness.observer.finished.first?.1 == false)
         #expect(harness.backend.sink(for: memo)!.frames == 10 * CapturePipeline.framesPerRead(sampleRate: 48000))
         #expect(harness.backend.sink(for: memo)!.isClosed, "what was captured is kept, finalized")
@@ -325,13 +326,13 @@ struct RecorderTests {
     @Test func aReadThatHangsIsADeviceLossAndStopStillFinishesTheMemo() async throws {
         let harness = RecorderHarness(backend: FakeBackend(hangAfterReads: 5), timeouts: RecorderHarness.quickStall)
         let memo = try await harness.record().get()
-        try await waitUntil(timeout: .seconds(3)) { harness.observer.interruptions.count == 1 }
+        try waitUntil(timeout: .seconds(3)) { harness.observer.interruptions.count == 1 }
         #expect(harness.observer.interruptions.first! == (.deviceLost, true))
         #expect(try harness.sync { $0.state } == .interrupted)
         // A system going to sleep must not wait for the read either.
         let synced = Mutex(false)
         harness.queue.sync { harness.recorder.synchronizeOpenMemo { synced.withLock { $0 = true } } }
-        try await waitUntil(timeout: .seconds(1)) { synced.withLock { $0 } }
+        try waitUntil(timeout: .seconds(1)) { synced.withLock { $0 } }
         // The read never returns; Stop must not wait for it.
         _ = try await harness.stop().get()
         #expect(harness.observer.finished.map(\.1) == [true])
@@ -343,13 +344,13 @@ struct RecorderTests {
         let harness = RecorderHarness(
             backend: FakeBackend(hangAfterReads: 5, hangSeconds: 1), timeouts: RecorderHarness.quickStall)
         let memo = try await harness.record().get()
-        try await waitUntil(timeout: .seconds(3)) { harness.observer.interruptions.count == 2 }
+        try waitUntil(timeout: .seconds(3)) { harness.observer.interruptions.count == 2 }
         #expect(harness.observer.interruptions.map(\.0) == [.deviceLost, .deviceLost])
         #expect(harness.observer.interruptions.map(\.1) == [true, false])
         #expect(harness.observer.routes.first?.0 == .newDeviceAvailable)
         #expect(try harness.sync { $0.state } == .recording)
         let frames = harness.backend.sink(for: memo)!.frames
-        try await waitUntil { harness.backend.sink(for: memo)!.frames > frames }
+        try waitUntil { harness.backend.sink(for: memo)!.frames > frames }
         _ = try await harness.stop().get()
     }
 
@@ -360,7 +361,7 @@ struct RecorderTests {
         let sink = harness.backend.sink(for: memo)!
         let perRead = CapturePipeline.framesPerRead(sampleRate: 48000)
         // Once the late read has returned, nothing it kept waiting was taken for a loss.
-        try await waitUntil(timeout: .seconds(5)) { sink.frames > 6 * perRead }
+        try waitUntil(timeout: .seconds(5)) { sink.frames > 6 * perRead }
         #expect(try harness.sync { $0.state } == .recording, "late is not lost")
         _ = try await harness.stop().get()
         #expect(harness.observer.interruptions.isEmpty)
@@ -376,10 +377,19 @@ struct RecorderTests {
         let memo = try await harness.record().get()
         let sink = harness.backend.sink(for: memo)!
         let perRead = CapturePipeline.framesPerRead(sampleRate: 48000)
-        try await waitUntil { harness.backend.isHanging.withLock { $0 } }  // the sixth read
-        let asked = ContinuousClock.now
-        _ = try await harness.stop().get()
-        let answered = ContinuousClock.now - asked
+        try waitUntil { harness.backend.isHanging.withLock { $0 } }  // the sixth read
+        // Timed on the recorder's queue, where the call arrives and its answer leaves: a test
+        // task may resume late on a loaded machine.
+        let times = Mutex<(asked: ContinuousClock.Instant?, answered: ContinuousClock.Instant?)>((nil, nil))
+        _ = try await harness.call { recorder, done in
+            times.withLock { $0.asked = .now }
+            recorder.stop { result in
+                times.withLock { $0.answered = .now }
+                done(result)
+            }
+        }.get()
+        let (asked, answeredAt) = times.withLock { $0 }
+        let answered = try #require(answeredAt) - #require(asked)
         #expect(answered < .seconds(1), "answered in \(answered)")
         #expect(
             answered >= .milliseconds(Int(CaptureTimeouts.standard.readGrace * 1000) - 20),
@@ -395,11 +405,11 @@ struct RecorderTests {
             backend: FakeBackend(hangAfterReads: 5), timeouts: RecorderHarness.lateNeverStalled)
         let memo = try await harness.record().get()
         let sink = harness.backend.sink(for: memo)!
-        try await waitUntil { harness.backend.isHanging.withLock { $0 } }  // the sixth read
+        try waitUntil { harness.backend.isHanging.withLock { $0 } }  // the sixth read
         #expect(sink.frames == 5 * CapturePipeline.framesPerRead(sampleRate: 48000))
         let synced = Mutex(false)
         harness.queue.sync { harness.recorder.synchronizeOpenMemo { synced.withLock { $0 = true } } }
-        try await waitUntil(timeout: .seconds(1)) { synced.withLock { $0 } }
+        try waitUntil(timeout: .seconds(1)) { synced.withLock { $0 } }
         #expect(sink.syncedFrames == sink.frames, "the file on disk holds every frame written")
         #expect(try harness.sync { $0.state } == .recording)
         _ = try await harness.stop().get()
@@ -436,16 +446,16 @@ struct RecorderTests {
         let sink = harness.backend.sink(for: memo)!
         harness.queue.sync { harness.recorder.inputLost() }
         #expect(try harness.sync { $0.state } == .interrupted)
-        try await harness.waitForReads(1)
+        try harness.waitForReads(1)
         let frames = sink.frames
-        try await harness.waitForReads(3)
+        try harness.waitForReads(3)
         #expect(sink.frames == frames, "nothing stands in for the lost input")
         harness.queue.sync { harness.recorder.inputReturned() }
-        try await waitUntil(timeout: .seconds(3)) { harness.observer.interruptions.count == 2 }
+        try waitUntil(timeout: .seconds(3)) { harness.observer.interruptions.count == 2 }
         #expect(harness.backend.opens.withLock { $0 } == 2, "the stream was opened again")
         #expect(harness.observer.interruptions.map(\.1) == [true, false])
         #expect(try harness.sync { $0.state } == .recording)
-        try await waitUntil { sink.frames > frames }
+        try waitUntil { sink.frames > frames }
         _ = try await harness.stop().get()
     }
 
@@ -453,7 +463,7 @@ struct RecorderTests {
         let harness = RecorderHarness()
         let memo = try await harness.record(["source": .string("fake_mic")]).get()
         let sink = harness.backend.sink(for: memo)!
-        try await waitUntil { sink.frames > 0 }
+        try waitUntil { sink.frames > 0 }
         let written = sink.frames  // before the reads are counted: they only grow
         #expect(written <= harness.backend.framesRead.withLock { $0 } - 4_800)
         _ = try await harness.stop().get()
@@ -465,13 +475,13 @@ struct RecorderTests {
         let harness = RecorderHarness()
         let memo = try await harness.record(["source": .string("fake_mic")]).get()
         let sink = harness.backend.sink(for: memo)!
-        try await waitUntil { sink.frames > 0 }
+        try waitUntil { sink.frames > 0 }
         let readBeforeLoss = harness.queue.sync {
             let frames = harness.backend.framesRead.withLock { $0 }
             harness.recorder.inputLost()
             return frames
         }
-        try await harness.waitForReads(1)
+        try harness.waitForReads(1)
         let fragment = 960
         // The held tenth (five fragments) goes; a read in flight as the loss came may have
         // been held in time to go with it.
@@ -485,13 +495,13 @@ struct RecorderTests {
         let harness = RecorderHarness()
         let memo = try await harness.record(["source": .string("fake_mic")]).get()
         let sink = harness.backend.sink(for: memo)!
-        try await waitUntil { sink.frames > 0 }
+        try waitUntil { sink.frames > 0 }
         let readBeforePause = try harness.sync { recorder throws(RecorderError) in
             let frames = harness.backend.framesRead.withLock { $0 }
             try recorder.pause()
             return frames
         }
-        try await harness.waitForReads(1)
+        try harness.waitForReads(1)
         // Only a read that completed as the pause came is dropped, as for any recording.
         #expect(sink.frames >= readBeforePause - 960, "the held audio predates the pause and is written")
         _ = try await harness.stop().get()
@@ -500,11 +510,11 @@ struct RecorderTests {
     @Test func anInputThatReturnsWhileAReadHangsGetsAFreshStream() async throws {
         let harness = RecorderHarness(backend: FakeBackend(hangAfterReads: 5), timeouts: RecorderHarness.quickStall)
         let memo = try await harness.record().get()
-        try await waitUntil(timeout: .seconds(3)) { harness.observer.interruptions.count == 1 }
+        try waitUntil(timeout: .seconds(3)) { harness.observer.interruptions.count == 1 }
         harness.queue.sync { harness.recorder.inputReturned() }
-        try await waitUntil(timeout: .seconds(3)) { harness.observer.interruptions.count == 2 }
+        try waitUntil(timeout: .seconds(3)) { harness.observer.interruptions.count == 2 }
         let frames = harness.backend.sink(for: memo)!.frames
-        try await waitUntil { harness.backend.sink(for: memo)!.frames > frames }
+        try waitUntil { harness.backend.sink(for: memo)!.frames > frames }
         _ = try await harness.stop().get()
         #expect(harness.observer.finished.map(\.1) == [true])
     }
@@ -515,15 +525,15 @@ struct RecorderTests {
         let sink = harness.backend.sink(for: memo)!
         harness.queue.sync { harness.recorder.beginInterruption(.inputMuted, pausesCapture: false) }
         var frames = sink.frames
-        try await waitUntil { sink.frames > frames }  // a muted input is still recorded
+        try waitUntil { sink.frames > frames }  // a muted input is still recorded
         harness.queue.sync { harness.recorder.beginInterruption(.systemSleep, pausesCapture: true) }
-        try await harness.waitForReads(1)
+        try harness.waitForReads(1)
         frames = sink.frames
-        try await harness.waitForReads(3)
+        try harness.waitForReads(3)
         #expect(sink.frames == frames, "sleep stops writing")
         harness.queue.sync { harness.recorder.endInterruption(.systemSleep) }
         #expect(try harness.sync { $0.state } == .interrupted, "still muted")
-        try await waitUntil { sink.frames > frames }
+        try waitUntil { sink.frames > frames }
         harness.queue.sync { harness.recorder.endInterruption(.inputMuted) }
         #expect(try harness.sync { $0.state } == .recording)
         #expect(harness.observer.interruptions.map(\.1) == [true, true, false, false])
@@ -540,17 +550,5 @@ struct RecorderTests {
         let reloaded = SettingsStore(directory: harness.directory.path + "/config").load()
         #expect(reloaded.format == .flac)
         #expect(reloaded.sampleRate == 48000)
-    }
-}
-
-/// Polls `condition` until it holds or `timeout` passes.
-func waitUntil(timeout: Duration = .seconds(2), _ condition: () -> Bool) async throws {
-    let deadline = ContinuousClock.now + timeout
-    while !condition() {
-        guard ContinuousClock.now < deadline else {
-            Issue.record("condition not met within \(timeout)")
-            return
-        }
-        try await Task.sleep(for: .milliseconds(5))
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import IntegrationSupport
 import Synchronization
 import Testing
 import VoiceMemoCore
@@ -80,8 +81,8 @@ struct StartOnSoundTests {
             first = harness.backend.framesRead.withLock { $0 } / 160 + 30
             return first
         }
-        try await waitUntil(timeout: .seconds(5)) { (try? harness.sync { $0.state }) == .recording }
-        try await waitUntil(timeout: .seconds(5)) { (harness.backend.sink(for: memo)?.frames ?? 0) >= 4000 + 1600 }
+        try waitUntil(timeout: .seconds(5)) { (try? harness.sync { $0.state }) == .recording }
+        try waitUntil(timeout: .seconds(5)) { (harness.backend.sink(for: memo)?.frames ?? 0) >= 4000 + 1600 }
         _ = try await harness.stop().get()
         #expect(harness.observer.states == [.scheduled, .recording, .idle])
         #expect(harness.observer.finished.map(\.1) == [true])
@@ -99,7 +100,7 @@ struct StartOnSoundTests {
     @Test func stopWhileWaitingLeavesNoMemo() async throws {
         let harness = RecorderHarness(backend: FakeBackend(loudness: { _ in false }))
         let memo = try await harness.record(Self.options).get()
-        try await waitUntil { harness.backend.framesRead.withLock { $0 } >= 160 * 50 }
+        try waitUntil { harness.backend.framesRead.withLock { $0 } >= 160 * 50 }
         let stopped = try await harness.stop().get()
         #expect(stopped == memo)
         #expect(harness.memoFiles.isEmpty)
@@ -114,8 +115,8 @@ struct StartOnSoundTests {
         var options = Self.options
         options["stop-after-silence"] = .double(0.3)
         let first = try await harness.record(options).get()
-        try await waitUntil(timeout: .seconds(5)) { harness.observer.finished.count == 2 }
-        try await waitUntil(timeout: .seconds(5)) { (try? harness.sync { $0.state }) == .scheduled }
+        try waitUntil(timeout: .seconds(5)) { harness.observer.finished.count == 2 }
+        try waitUntil(timeout: .seconds(5)) { (try? harness.sync { $0.state }) == .scheduled }
         let second = try #require(harness.observer.finished.last?.0)
         #expect(second != first)
         #expect(harness.observer.finished.map(\.1) == [true, true])
