@@ -104,8 +104,8 @@ final class RouteTests: RecorderTestCase {
         var afterReturn = RecordingSpan()
         let memo = try beforeLoss.start { try recorder.recordWithOptions(["format": .string("wav")]) }
         try recorder.waitUntilRecorded(1)
-        let beforeLossMark = try recorder.markSignals()
         beforeLoss.stop { fixture.stimulus.stop() }
+        let beforeLossMark = try recorder.markSignals()
         try fixture.removeDevices()
         let removed = ContinuousClock.now
         try expectInterruption("began", "device-lost", timeout: .seconds(3), after: beforeLossMark)
