@@ -1,6 +1,6 @@
 import Testing
 
-@testable import VoiceMemoCore
+import VoiceMemoCore
 
 /// The capture policy, fed fragments by hand: no thread, no file, no clock.
 @Suite("Capture policy")
