@@ -15,6 +15,8 @@ final class FakeCapture: AudioCapture {
     private let failAfterReads: Int?
     private let hangAfterReads: Int?
     private let hangSeconds: Double
+    /// How long each read takes.
+    private let readSeconds: Double
     /// Told the frames of each read as it completes.
     private let onRead: @Sendable (Int) -> Void
     /// Asked before each read whether it is sound (the ramp) or silence; nil: always sound.
@@ -24,7 +26,7 @@ final class FakeCapture: AudioCapture {
 
     init(
         silentAfterReads: Int? = nil, failAfterReads: Int? = nil, hangAfterReads: Int? = nil,
-        hangSeconds: Double = 3600,
+        hangSeconds: Double = 3600, readSeconds: Double = 0.002,
         isLoud: (@Sendable () -> Bool)? = nil, onRead: @escaping @Sendable (Int) -> Void = { _ in },
         onHang: @escaping @Sendable (Bool) -> Void = { _ in }
     ) {
@@ -34,15 +36,16 @@ final class FakeCapture: AudioCapture {
         self.failAfterReads = failAfterReads
         self.hangAfterReads = hangAfterReads
         self.hangSeconds = hangSeconds
+        self.readSeconds = readSeconds
         self.onRead = onRead
     }
 
     func read(into buffer: UnsafeMutableRawBufferPointer) throws(RecorderError) {
         // A device's pace and a device's hang are time itself, which no condition stands for:
-        // a read takes 2 ms (ten times real time), and the one that hangs waits its seconds.
+        // a read takes `readSeconds` (2 ms: ten times real time), the one that hangs its seconds.
         let hangs = reads == hangAfterReads
         if hangs { onHang(true) }
-        Thread.sleep(forTimeInterval: hangs ? hangSeconds : 0.002)
+        Thread.sleep(forTimeInterval: hangs ? hangSeconds : readSeconds)
         if hangs { onHang(false) }
         reads += 1
         if let failAfterReads, reads > failAfterReads { throw .audioServer("Connection terminated") }
@@ -111,6 +114,9 @@ final class FakeBackend: RecordingBackend, Sendable {
     /// The first capture stream hangs in a read after this many reads, for `hangSeconds`.
     let hangAfterReads: Int?
     let hangSeconds: Double
+    /// How long each read takes: 2 ms by default, ten times faster than a device, which
+    /// squeezes the recorder's own deadlines (as the second a file may take) tenfold.
+    let readSeconds: Double
     let opens = Mutex(0)
     /// Whether the microphone hears sound at each read, counted over every stream (a room
     /// that goes on while streams come and go); nil: always sound.
@@ -124,7 +130,7 @@ final class FakeBackend: RecordingBackend, Sendable {
     init(
         refuseCapture: Bool = false, failAfterFrames: Int? = nil, silentAfterReads: Int? = nil,
         loseServerAfterReads: Int? = nil, refusedReconnects: Int = 0, hangAfterReads: Int? = nil,
-        hangSeconds: Double = 3600, loudness: (@Sendable (Int) -> Bool)? = nil
+        hangSeconds: Double = 3600, readSeconds: Double = 0.002, loudness: (@Sendable (Int) -> Bool)? = nil
     ) {
         self.loudness = loudness
         self.refuseCapture = refuseCapture
@@ -134,6 +140,7 @@ final class FakeBackend: RecordingBackend, Sendable {
         self.refusedReconnects = refusedReconnects
         self.hangAfterReads = hangAfterReads
         self.hangSeconds = hangSeconds
+        self.readSeconds = readSeconds
     }
 
     func makeFileSink(path: String, request: RecordingRequest, tags: MemoTags) throws(RecorderError) -> AudioFileSink {
@@ -159,11 +166,11 @@ final class FakeBackend: RecordingBackend, Sendable {
             return FakeCapture(
                 silentAfterReads: silentAfterReads, failAfterReads: loseServerAfterReads,
                 hangAfterReads: hangAfterReads,
-                hangSeconds: hangSeconds, isLoud: isLoud, onRead: onRead,
+                hangSeconds: hangSeconds, readSeconds: readSeconds, isLoud: isLoud, onRead: onRead,
                 onHang: { [self] hanging in isHanging.withLock { $0 = hanging } })
         }
         if attempt - 1 <= refusedReconnects { throw .audioServer("Connection refused") }
-        return FakeCapture(silentAfterReads: silentAfterReads, isLoud: isLoud, onRead: onRead)
+        return FakeCapture(silentAfterReads: silentAfterReads, readSeconds: readSeconds, isLoud: isLoud, onRead: onRead)
     }
 
     /// The index of the next read in the room, over every stream.

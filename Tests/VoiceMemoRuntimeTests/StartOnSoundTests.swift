@@ -72,7 +72,9 @@ struct StartOnSoundTests {
         // The room turns loud only once the test has seen the recorder wait: a fixed read
         // (the 100th) raced a loaded machine, whose capture got there before the first check.
         let loudFrom = Mutex(Int.max)
-        let harness = RecorderHarness(backend: FakeBackend(loudness: { read in loudFrom.withLock { read >= $0 } }))
+        // At a device's pace (see the burst test below).
+        let harness = RecorderHarness(
+            backend: FakeBackend(readSeconds: 0.02, loudness: { read in loudFrom.withLock { read >= $0 } }))
         let memo = try await harness.record(Self.options).get()
         #expect(try harness.sync { $0.state } == .scheduled)
         #expect(harness.memoFiles.isEmpty, "no file while waiting")
@@ -110,12 +112,15 @@ struct StartOnSoundTests {
     }
 
     @Test func withStopAfterSilenceEachBurstIsAMemoAndTheRecorderWaitsAgain() async throws {
+        // At a device's pace (160 frames at 8 kHz: 20 ms a read): each burst's memo gets its
+        // file within the second of audio the recorder keeps meanwhile, not a tenth of it.
         let harness = RecorderHarness(
-            backend: FakeBackend(loudness: { (30..<40).contains($0) || (150..<160).contains($0) }))
+            backend: FakeBackend(
+                readSeconds: 0.02, loudness: { (30..<40).contains($0) || (150..<160).contains($0) }))
         var options = Self.options
         options["stop-after-silence"] = .double(0.3)
         let first = try await harness.record(options).get()
-        try waitUntil(timeout: .seconds(5)) { harness.observer.finished.count == 2 }
+        try waitUntil(timeout: .seconds(10)) { harness.observer.finished.count == 2 }
         try waitUntil(timeout: .seconds(5)) { (try? harness.sync { $0.state }) == .scheduled }
         let second = try #require(harness.observer.finished.last?.0)
         #expect(second != first)
