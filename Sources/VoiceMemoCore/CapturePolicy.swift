@@ -44,7 +44,17 @@ public struct CapturedFragment: Equatable, Sendable {
 
     /// The first `count` frames of it (see `SampleSums.prefix`).
     func prefix(_ count: Int) -> CapturedFragment {
-        CapturedFragment(memo: memo.prefix(count), inputs: inputs.map { $0.prefix(count) })
+        guard count < memo.frameCount else { return self }
+        return CapturedFragment(memo: memo.prefix(count), inputs: inputs.map { $0.prefix(count) })
+    }
+
+    /// Adds `fragment`'s sums to these, input by input (an empty window takes its inputs' count).
+    mutating func add(_ fragment: CapturedFragment) {
+        memo.add(fragment.memo)
+        if inputs.count != fragment.inputs.count {
+            inputs = fragment.inputs.map { SampleSums(channels: $0.channels) }
+        }
+        for index in fragment.inputs.indices { inputs[index].add(fragment.inputs[index]) }
     }
 }
 
@@ -188,6 +198,7 @@ public struct CapturePolicy: Sendable {
         -> [CaptureAction]
     {
         var actions: [CaptureAction] = []
+        actions.reserveCapacity(4)  // hold, write, and now and then levels and a sync: one allocation
         if !hasAudioFlowed {
             hasAudioFlowed = true
             actions.append(.reportAudioFlowing)
@@ -281,7 +292,7 @@ public struct CapturePolicy: Sendable {
             synchronize(into: &actions)
             syncRequest = false
         }
-        add(fragment, to: &window)
+        window.add(fragment)
         fragmentsInWindow += 1
         if fragmentsInWindow == fragmentsPerWindow, let ending = endWindow(into: &actions) {
             actions.append(.end(ending))
@@ -313,15 +324,6 @@ public struct CapturePolicy: Sendable {
         heldFragments.removeFirst(count)
         heldCount -= count
         actions.append(.drop(count: count))
-    }
-
-    /// Adds `fragment` to `window`, input by input (the first fragment sets how many).
-    private func add(_ fragment: CapturedFragment, to window: inout CapturedFragment) {
-        window.memo.add(fragment.memo)
-        if window.inputs.count != fragment.inputs.count {
-            window.inputs = fragment.inputs.map { SampleSums(channels: $0.channels) }
-        }
-        for index in fragment.inputs.indices { window.inputs[index].add(fragment.inputs[index]) }
     }
 
     /// Begins a new metering window, empty.

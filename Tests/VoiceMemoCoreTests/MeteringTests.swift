@@ -43,6 +43,37 @@ struct MeteringTests {
         #expect(abs(levels.average[0] - (-6.0206)) < 0.01)
     }
 
+    /// 16-bit audio is summed eight samples at a time where the channel count allows it, and
+    /// one channel at a time where it does not: both give each channel its own exact sums,
+    /// with a partial vector at the end, an offset start and the one sample whose magnitude
+    /// has no positive 16-bit twin.
+    @Test(arguments: [1, 2, 3, 4, 6, 8])
+    func int16SumsMatchSampleBySample(channels: Int) {
+        var generator = SystemRandomNumberGenerator()
+        let frames = 963
+        var samples = (0..<(frames * channels)).map { _ in Int16.random(in: .min ... .max, using: &generator) }
+        samples[5 * channels + channels - 1] = .min
+        let skipped = 3
+        let sums = samples.withUnsafeBytes {
+            SampleSums(of: $0, frameCount: frames, channels: channels, type: .int16)
+        }
+        var tail = SampleSums(channels: channels)
+        samples.withUnsafeBytes { tail.add($0, frames: skipped..<frames, type: .int16) }
+        for channel in 0..<channels {
+            let values = stride(from: channel, to: samples.count, by: channels).map { Double(samples[$0]) / 32768 }
+            let expectedSum = values.reduce(0) { $0 + $1 * $1 }
+            let expectedPeak = values.map(abs).max()!
+            #expect(abs(sums.sumOfSquares[channel] - expectedSum) < 1e-9 * expectedSum, "channel \(channel)")
+            #expect(sums.peaks[channel] == expectedPeak, "channel \(channel)")
+            let tailValues = values.dropFirst(skipped)
+            let expectedTail = tailValues.reduce(0) { $0 + $1 * $1 }
+            #expect(abs(tail.sumOfSquares[channel] - expectedTail) < 1e-9 * expectedTail, "channel \(channel)")
+            #expect(tail.peaks[channel] == tailValues.map(abs).max()!, "channel \(channel)")
+        }
+        #expect(sums.peaks[channels - 1] == 1, "-32768 reads as full scale")
+        #expect(sums.frameCount == frames && tail.frameCount == frames - skipped)
+    }
+
     @Test func aWindowIsATenthOfASecond() {
         var meter = LevelMeter(channels: 1, sampleRate: 48000)
         let half = [Float](repeating: 0.5, count: 2400)
