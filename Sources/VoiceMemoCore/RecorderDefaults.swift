@@ -14,6 +14,9 @@ public struct RecorderDefaults: Encodable, Equatable, Sendable {
     public var isTrayEnabled: Bool = true
     /// Whether playback skips long silences (`SilenceSkipper`).
     public var skipsSilence: Bool = false
+    /// Whether a recording records the system audio (the default output's monitor) beside
+    /// the microphone unless its options say otherwise: for recording calls.
+    public var systemAudio: Bool = false
     /// How long a recording waits for a lost audio server (or device) to come back before it
     /// is finished unsuccessfully; a setting only (`settings.json`), not a contract property.
     public var reconnectTimeout: Double = 60
@@ -28,7 +31,7 @@ public struct RecorderDefaults: Encodable, Equatable, Sendable {
     /// checks every value.
     enum CodingKeys: String, CodingKey, CaseIterable {
         case format, sampleRate, channels, quality, source, isMeteringEnabled, areNotificationsEnabled, isTrayEnabled,
-            skipsSilence
+            skipsSilence, systemAudio
         case reconnectTimeout, resumeAfterSleep
     }
 }

@@ -21,6 +21,12 @@ public struct RecordingRequest: Equatable, Sendable {
     public var soundThreshold: Double = -40
     /// Seconds of audio from before the sound that the memo begins with.
     public var preRoll: Double = 0.5
+    /// Whether the memo also records the system audio (the monitor of the default output,
+    /// followed when the default changes) beside the microphone: a call's both sides.
+    public var systemAudio: Bool
+    /// How the memo's channels hold the microphone and the system audio; `split` only with
+    /// `systemAudio`, and always two channels.
+    public var channelLayout: ChannelLayout = .mix
 
     /// A request that uses the defaults unchanged.
     public init(defaults: RecorderDefaults) {
@@ -29,12 +35,14 @@ public struct RecordingRequest: Equatable, Sendable {
         channels = defaults.channels
         quality = defaults.quality
         source = defaults.source.isEmpty ? nil : defaults.source
+        systemAudio = defaults.systemAudio
     }
 
     /// The contract's option keys, in the order error messages list them.
     public static let optionKeys = [
         "format", "sample-rate", "channels", "quality", "title", "source", "duration", "start-at",
         "stop-after-silence", "silence-threshold", "start-on-sound", "sound-threshold", "pre-roll",
+        "system-audio", "channel-layout",
     ]
 
     /// Applies `RecordWithOptions` options on top of the defaults; an unknown key or a value
@@ -63,6 +71,8 @@ public struct RecordingRequest: Equatable, Sendable {
             case ("sound-threshold", .double(let level)):
                 soundThreshold = try Validation.silenceThreshold(level, key: key)
             case ("pre-roll", .double(let seconds)): preRoll = try Validation.preRoll(seconds, key: key)
+            case ("system-audio", .boolean(let isOn)): systemAudio = isOn
+            case ("channel-layout", .string(let name)): channelLayout = try Validation.channelLayout(name, key: key)
             default:
                 guard let expected = Self.optionKinds[key] else {
                     throw .invalidArgument(
@@ -72,7 +82,31 @@ public struct RecordingRequest: Equatable, Sendable {
                 throw .wrongOptionType(key: key, expected: expected, got: value)
             }
         }
+        // After the loop: the layout's rules depend on other options and on the defaults.
+        channels = try channelCount(asked: options["channels"] == nil ? nil : channels)
         try Validation.combination(format: format, sampleRate: sampleRate)
+    }
+
+    /// The memo's channel count under `channelLayout`, given the `channels` option if there
+    /// was one: `mix` keeps what was asked (or the default); `split` puts the microphone left
+    /// and the system audio right, so it needs system audio and records two channels.
+    private func channelCount(asked: UInt32?) throws(RecorderError) -> UInt32 {
+        switch channelLayout {
+        case .mix:
+            return channels
+        case .split:
+            guard systemAudio else {
+                throw .invalidArgument(
+                    "'channel-layout' split puts the microphone left and the system audio right: it needs 'system-audio'"
+                )
+            }
+            if let asked, asked != 2 {
+                throw .invalidArgument(
+                    "'channel-layout' split records two channels, the microphone left and the system audio right; 'channels' \(asked) contradicts it: leave 'channels' out or make it 2"
+                )
+            }
+            return 2
+        }
     }
 
     /// The kind of value each option key takes.
@@ -80,6 +114,7 @@ public struct RecordingRequest: Equatable, Sendable {
         "format": .text, "sample-rate": .unsigned32, "channels": .unsigned32, "quality": .text, "title": .text,
         "source": .text, "duration": .number, "start-at": .signed64, "stop-after-silence": .number,
         "silence-threshold": .number, "start-on-sound": .flag, "sound-threshold": .number, "pre-roll": .number,
+        "system-audio": .flag, "channel-layout": .text,
     ]
 
     /// Continuous silent frames after which the recording stops by itself, if asked for.

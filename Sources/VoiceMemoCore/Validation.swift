@@ -28,6 +28,16 @@ public enum Validation {
         return quality
     }
 
+    /// A `ChannelLayout` by its name; whether it fits the other options is the request's rule.
+    public static func channelLayout(_ name: String, key: String) throws(RecorderError) -> ChannelLayout {
+        guard let layout = ChannelLayout(rawValue: name) else {
+            throw .invalidArgument(
+                "'\(key)' must be one of \(ChannelLayout.allCases.map(\.rawValue).joined(separator: ", ")); got '\(printable(name))'"
+            )
+        }
+        return layout
+    }
+
     public static func sampleRate(_ rate: UInt32, key: String) throws(RecorderError) -> UInt32 {
         guard sampleRates.contains(rate) else {
             throw .invalidArgument(

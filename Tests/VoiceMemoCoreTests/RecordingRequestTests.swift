@@ -57,6 +57,9 @@ struct RecordingRequestTests {
         ("title", .string("two\nlines"), "'title' must not contain control characters"),
         ("stop-after-silence", .double(-1), "'stop-after-silence' must be a number of seconds greater than 0"),
         ("silence-threshold", .double(5), "'silence-threshold' must be a level in dBFS between -160 and 0; got 5.0"),
+        ("channel-layout", .string("stereo"), "'channel-layout' must be one of mix, split; got 'stereo'"),
+        ("channel-layout", .string(""), "'channel-layout' must be one of mix, split; got ''"),
+        ("channel-layout", .string("Split"), "got 'Split'"),
     ])
     func badInputIsRefusedNamingTheKey(key: String, value: OptionValue, message: String) {
         #expect {
@@ -73,6 +76,11 @@ struct RecordingRequestTests {
         ("start-at", .double(5), .signed64),
         ("title", .other(type: "as"), .text),
         ("silence-threshold", .uint32(5), .number),
+        ("system-audio", .string("true"), .flag),
+        ("system-audio", .uint32(1), .flag),
+        ("channel-layout", .uint32(2), .text),
+        ("channel-layout", .boolean(true), .text),
+        ("channel-layout", .other(type: "as"), .text),
     ])
     func wrongTypesAreRefusedNamingTheKeyAndBothTypes(key: String, value: OptionValue, expected: OptionKind) {
         #expect(throws: RecorderError.wrongOptionType(key: key, expected: expected, got: value)) {
@@ -118,5 +126,115 @@ struct RecordingRequestTests {
         } throws: { error in
             (error as? RecorderError)?.message.contains("\\u{1B}") == true
         }
+    }
+
+    // MARK: A call: the microphone and the system audio
+
+    func defaults(systemAudio: Bool) -> RecorderDefaults {
+        var defaults = RecorderDefaults()
+        defaults.systemAudio = systemAudio
+        return defaults
+    }
+
+    @Test func systemAudioIsOffAndMixedUnlessAsked() throws {
+        let request = try request([:])
+        #expect(!request.systemAudio)
+        #expect(request.channelLayout == .mix)
+        #expect(!RecorderDefaults().systemAudio)
+    }
+
+    /// `Record` and `Toggle` build their request from the defaults alone.
+    @Test(arguments: [false, true])
+    func systemAudioDefaultsToTheSetting(isOn: Bool) throws {
+        #expect(RecordingRequest(defaults: defaults(systemAudio: isOn)).systemAudio == isOn)
+        #expect(try RecordingRequest(defaults: defaults(systemAudio: isOn), options: [:], now: now).systemAudio == isOn)
+    }
+
+    @Test(arguments: [false, true])
+    func theSystemAudioOptionOverridesTheSetting(isOn: Bool) throws {
+        let request = try RecordingRequest(
+            defaults: defaults(systemAudio: !isOn), options: ["system-audio": .boolean(isOn)], now: now)
+        #expect(request.systemAudio == isOn)
+        #expect(request.channelLayout == .mix && request.channels == 1)
+    }
+
+    @Test(arguments: [UInt32(1), 2])
+    func mixKeepsTheChannelsAsked(channels: UInt32) throws {
+        let request = try request([
+            "system-audio": .boolean(true), "channel-layout": .string("mix"), "channels": .uint32(channels),
+        ])
+        #expect(request.channelLayout == .mix && request.channels == channels && request.systemAudio)
+    }
+
+    @Test func mixWithoutSystemAudioIsJustTheMicrophone() throws {
+        let request = try request(["channel-layout": .string("mix")])
+        #expect(request.channelLayout == .mix && !request.systemAudio && request.channels == 1)
+    }
+
+    @Test func splitWithoutAChannelsOptionRecordsTwo() throws {
+        let request = try request(["system-audio": .boolean(true), "channel-layout": .string("split")])
+        #expect(request.channelLayout == .split && request.channels == 2 && request.systemAudio)
+    }
+
+    @Test func splitTakesChannelsTwo() throws {
+        let request = try request([
+            "system-audio": .boolean(true), "channel-layout": .string("split"), "channels": .uint32(2),
+        ])
+        #expect(request.channelLayout == .split && request.channels == 2)
+    }
+
+    @Test func splitTakesSystemAudioFromTheSetting() throws {
+        let request = try RecordingRequest(
+            defaults: defaults(systemAudio: true), options: ["channel-layout": .string("split")], now: now)
+        #expect(request.systemAudio && request.channelLayout == .split && request.channels == 2)
+    }
+
+    /// The refusal for `options`, which must be an `invalidArgument`.
+    func refusal(_ options: [String: OptionValue], defaults: RecorderDefaults = RecorderDefaults()) -> String? {
+        do {
+            _ = try RecordingRequest(defaults: defaults, options: options, now: now)
+            return nil
+        } catch {
+            guard case .invalidArgument(let text) = error else { return "not an invalid argument: \(error)" }
+            return text
+        }
+    }
+
+    @Test func splitWithoutSystemAudioIsRefused() {
+        let needs =
+            "'channel-layout' split puts the microphone left and the system audio right: it needs 'system-audio'"
+        #expect(refusal(["channel-layout": .string("split")]) == needs)
+        #expect(refusal(["channel-layout": .string("split"), "system-audio": .boolean(false)]) == needs)
+        #expect(
+            refusal(
+                ["channel-layout": .string("split"), "system-audio": .boolean(false)],
+                defaults: defaults(systemAudio: true)) == needs,
+            "the option turns the setting off")
+    }
+
+    @Test func splitWithOneChannelIsRefused() {
+        let options: [String: OptionValue] = [
+            "system-audio": .boolean(true), "channel-layout": .string("split"), "channels": .uint32(1),
+        ]
+        #expect(
+            refusal(options)
+                == "'channel-layout' split records two channels, the microphone left and the system audio right; 'channels' 1 contradicts it: leave 'channels' out or make it 2"
+        )
+    }
+
+    @Test func splitOverridesTheChannelsSetting() throws {
+        var defaults = defaults(systemAudio: true)
+        defaults.channels = 1
+        let request = try RecordingRequest(
+            defaults: defaults, options: ["channel-layout": .string("split")], now: now)
+        #expect(request.channels == 2, "only a 'channels' option contradicts split, not the Channels default")
+    }
+
+    @Test(arguments: ["\u{1b}[2Jsplit", "mix\n", "\u{7}", String(repeating: "split", count: 100)])
+    func hostileLayoutsAreRefusedPrintably(name: String) throws {
+        let text = try #require(refusal(["system-audio": .boolean(true), "channel-layout": .string(name)]))
+        #expect(text.hasPrefix("'channel-layout' must be one of mix, split; got '"))
+        #expect(!text.unicodeScalars.contains { $0.properties.generalCategory == .control }, "\(text)")
+        #expect(text.count < 200, "a long value is not copied whole")
     }
 }

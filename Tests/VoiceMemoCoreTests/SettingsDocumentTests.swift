@@ -42,6 +42,8 @@ struct SettingsDocumentTests {
         BadValue(key: "resumeAfterSleep", json: "null", says: "must be true or false"),
         BadValue(key: "isTrayEnabled", json: "0", says: "must be true or false"),
         BadValue(key: "skipsSilence", json: "\"on\"", says: "must be true or false"),
+        BadValue(key: "systemAudio", json: "\"true\"", says: "must be true or false"),
+        BadValue(key: "systemAudio", json: "1", says: "must be true or false"),
         BadValue(key: "reconnectTimeout", json: "1e300", says: "from 0 to a week"),
         BadValue(key: "reconnectTimeout", json: "-1", says: "got -1.0"),
         BadValue(key: "reconnectTimeout", json: "604801", says: "got 604801.0"),
@@ -54,6 +56,7 @@ struct SettingsDocumentTests {
         "format": "\"flac\"", "sampleRate": "44100", "channels": "2", "quality": "\"high\"", "source": "\"mic\"",
         "isMeteringEnabled": "true", "areNotificationsEnabled": "true", "reconnectTimeout": "5",
         "resumeAfterSleep": "false", "isTrayEnabled": "false", "skipsSilence": "true",
+        "systemAudio": "true",
     ]
 
     static func document(_ values: [String: String]) -> SettingsDocument {
@@ -74,6 +77,7 @@ struct SettingsDocumentTests {
         defaults.resumeAfterSleep = false
         defaults.isTrayEnabled = false
         defaults.skipsSilence = true
+        defaults.systemAudio = true
         return defaults
     }
 
@@ -120,6 +124,7 @@ struct SettingsDocumentTests {
         case "resumeAfterSleep": expected.resumeAfterSleep = RecorderDefaults().resumeAfterSleep
         case "isTrayEnabled": expected.isTrayEnabled = RecorderDefaults().isTrayEnabled
         case "skipsSilence": expected.skipsSilence = RecorderDefaults().skipsSilence
+        case "systemAudio": expected.systemAudio = RecorderDefaults().systemAudio
         default: Issue.record("no such key \(bad.key)")
         }
         #expect(document.defaults == expected)
@@ -150,5 +155,17 @@ struct SettingsDocumentTests {
         let document = SettingsDocument(data: Data(#"{"colour": "red", "sampleRate": 16000}"#.utf8))
         #expect(document.problems == [])
         #expect(document.defaults.sampleRate == 16000)
+    }
+
+    /// `systemAudio` is saved under that key (which a hand-edited file uses) and read back.
+    @Test(arguments: [false, true])
+    func systemAudioRoundTrips(isOn: Bool) throws {
+        var defaults = RecorderDefaults()
+        defaults.systemAudio = isOn
+        let data = try JSONEncoder().encode(defaults)
+        #expect(String(decoding: data, as: UTF8.self).contains("\"systemAudio\":\(isOn)"))
+        let document = SettingsDocument(data: data)
+        #expect(document.problems == [] && document.defaults == defaults)
+        #expect(SettingsDocument(data: Data(#"{"systemAudio": true}"#.utf8)).defaults.systemAudio)
     }
 }

@@ -20,6 +20,7 @@ struct SettingsStoreTests {
         defaults.resumeAfterSleep = !defaults.resumeAfterSleep
         defaults.isTrayEnabled = !defaults.isTrayEnabled
         defaults.skipsSilence = !defaults.skipsSilence
+        defaults.systemAudio = !defaults.systemAudio
         return defaults
     }
 
