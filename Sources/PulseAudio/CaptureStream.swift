@@ -1,3 +1,4 @@
+import Dispatch
 public import VoiceMemoCore
 
 /// The sample types a capture stream can deliver, native little-endian.
@@ -8,20 +9,24 @@ public typealias CaptureSampleType = SampleType
 public final class CaptureStream: AudioCapture {
     private let stream: OpaquePointer
     public let sourceName: String
+    private let bytesPerFrame: Int
+    private var framesRead = 0
 
     /// Connects to `source` (nil: the default input, named by `knownDefault` if known) at
     /// `sampleRate` × `channels`, asking the server for fragments of `framesPerRead` frames.
+    /// `reportedName` names it instead of its source (a monitor, by the output it monitors).
     public init(
         source: String?, sampleRate: UInt32, channels: UInt32, sampleType: CaptureSampleType, framesPerRead: Int,
-        streamName: String = "Voice memo", knownDefault: String? = nil
+        streamName: String = "Voice memo", knownDefault: String? = nil, reportedName: String? = nil
     ) throws(PulseError) {
         // pa_simple does not say which device it got; when following the default, ask.
-        if let source = source ?? knownDefault {
-            sourceName = source
+        if let name = reportedName ?? source ?? knownDefault {
+            sourceName = name
         } else {
             sourceName = try ServerInfo.defaultSourceName()
         }
-        let fragmentBytes = UInt32(framesPerRead * Int(channels) * sampleType.byteCount)
+        bytesPerFrame = Int(channels) * sampleType.byteCount
+        let fragmentBytes = UInt32(framesPerRead * bytesPerFrame)
         stream = try Pulse.openRecord(
             applicationName: "voicememo", streamName: streamName, source: source, sampleType: sampleType,
             sampleRate: sampleRate, channels: channels, fragmentBytes: fragmentBytes)
@@ -37,5 +42,12 @@ public final class CaptureStream: AudioCapture {
         } catch {
             throw error.isDeviceLost ? .deviceLost(error.description) : .audioServer(error.description)
         }
+        framesRead += buffer.count / bytesPerFrame
+    }
+
+    public func timing() -> StreamTiming? {
+        guard let latency = Pulse.latency(stream) else { return nil }
+        return StreamTiming(
+            framesRead: framesRead, latency: Double(latency) / 1_000_000, clock: DispatchTime.now().uptimeNanoseconds)
     }
 }

@@ -70,6 +70,14 @@ enum Pulse {
         }
     }
 
+    /// How long what the record stream has captured and not yet delivered lasts, in
+    /// microseconds (libpulse interpolates it without asking the server); nil when unknown.
+    static func latency(_ stream: OpaquePointer) -> UInt64? {
+        var error: Int32 = 0
+        let microseconds = pa_simple_get_latency(stream, &error)
+        return microseconds == UInt64.max || error != 0 ? nil : microseconds
+    }
+
     static func free(_ stream: OpaquePointer) {
         pa_simple_free(stream)
     }

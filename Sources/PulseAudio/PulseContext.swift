@@ -29,7 +29,9 @@ extension Pulse {
         /// The active port's name, empty for devices without ports.
         var activePort: String
         /// Whether it is a sink's monitor rather than a real input.
-        var isMonitor: Bool
+        var isMonitor: Bool { monitoredSink != nil }
+        /// The sink it monitors, for a monitor.
+        var monitoredSink: String?
     }
 
     /// One record stream, from the server's source output list.
@@ -208,10 +210,16 @@ extension Pulse {
     /// Asks for the server's default source; `reply` gets its name (empty if the server
     /// has none or the request failed). Not called if the context goes away first.
     static func requestDefaultSource(_ context: AsyncContext, reply: @escaping (String) -> Void) {
-        let box = Reply { info in
+        requestDefaults(context) { source, _ in reply(source) }
+    }
+
+    /// Asks for the server's default source and sink (empty when it has none).
+    static func requestDefaults(_ context: AsyncContext, reply: @escaping (_ source: String, _ sink: String) -> Void) {
+        let box = Reply { raw in
+            let info = raw?.assumingMemoryBound(to: pa_server_info.self).pointee
             reply(
-                info?.assumingMemoryBound(to: pa_server_info.self).pointee.default_source_name.map(
-                    String.init(cString:)) ?? "")
+                info?.default_source_name.map(String.init(cString:)) ?? "",
+                info?.default_sink_name.map(String.init(cString:)) ?? "")
         }
         track(
             pa_context_get_server_info(
@@ -221,8 +229,12 @@ extension Pulse {
                 }, Unmanaged.passRetained(box).toOpaque()), box)
     }
 
-    /// Asks for every source; `each` gets them one by one.
-    static func requestSources(_ context: AsyncContext, each: @escaping (SourceDescription) -> Void) {
+    /// Asks for every source; `each` gets them one by one, then `end` runs, told whether the
+    /// list is complete.
+    static func requestSources(
+        _ context: AsyncContext, each: @escaping (SourceDescription) -> Void,
+        end: @escaping (_ isComplete: Bool) -> Void = { _ in }
+    ) {
         let box = Reply(
             item: { raw in
                 guard let info = raw?.assumingMemoryBound(to: pa_source_info.self).pointee else { return }
@@ -230,8 +242,9 @@ extension Pulse {
                     SourceDescription(
                         index: info.index, name: String(cString: info.name), isMuted: info.mute != 0,
                         activePort: info.active_port.map { String(cString: $0.pointee.name) } ?? "",
-                        isMonitor: info.monitor_of_sink != UInt32.max))
-            }, end: { _ in })
+                        monitoredSink: info.monitor_of_sink == UInt32.max
+                            ? nil : info.monitor_of_sink_name.map { String(cString: $0) } ?? ""))
+            }, end: end)
         track(
             pa_context_get_source_info_list(
                 context.handle,

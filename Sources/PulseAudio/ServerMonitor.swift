@@ -14,10 +14,14 @@ public struct ServerSnapshot: Equatable, Sendable {
         /// The active port (a jack, a headset), empty for devices without ports.
         public var activePort: String
         /// Whether it is a sink's monitor rather than a real input.
-        public var isMonitor: Bool
+        public var isMonitor: Bool { monitoredSink != nil }
+        /// The sink it monitors, for a monitor.
+        public var monitoredSink: String?
     }
 
     public var defaultSource: String
+    /// The default output (sink); empty when the server has none.
+    public var defaultSink = ""
     public var sources: [Source]
     /// The source this process's newest record stream is on; nil when it has none.
     public var capturingSource: String?
@@ -26,6 +30,13 @@ public struct ServerSnapshot: Equatable, Sendable {
         self.defaultSource = defaultSource
         self.sources = sources
         self.capturingSource = capturingSource
+    }
+
+    /// The default output and its monitor; nil when the server has no output.
+    public var defaultOutput: OutputDevice? {
+        guard !defaultSink.isEmpty else { return nil }
+        return OutputDevice(
+            sink: defaultSink, monitorSource: sources.first { $0.monitoredSink == defaultSink }?.name)
     }
 }
 
@@ -43,11 +54,15 @@ public final class ServerMonitor: @unchecked Sendable {
     private var onSnapshot: @Sendable (ServerSnapshot?) -> Void = { _ in }
     private var isClosed = false
     private let knownDefaultSource = Mutex<String?>(nil)
+    private let knownDefaultOutput = Mutex<OutputDevice?>(nil)
 
     /// The server's default input as of the last snapshot; nil while the server is gone or
     /// not heard from yet. Any thread may ask: a recording's start learns where it will
     /// record without a connection (several milliseconds on pipewire-pulse) of its own.
     public var defaultSource: String? { knownDefaultSource.withLock { $0 } }
+
+    /// The server's default output as of the last snapshot, like `defaultSource`.
+    public var defaultOutput: OutputDevice? { knownDefaultOutput.withLock { $0 } }
 
     /// A monitor delivering on `queue`; it connects once `start(onSnapshot:)` is called.
     public init(queue: DispatchQueue) {
@@ -128,13 +143,16 @@ public final class ServerMonitor: @unchecked Sendable {
         guard let context else { return }
         // Each request's callbacks hold the builder until libpulse is done with the request.
         let builder = SnapshotBuilder(monitor: self)
-        Pulse.requestDefaultSource(context) { builder.snapshot.defaultSource = $0 }
+        Pulse.requestDefaults(context) { source, sink in
+            builder.snapshot.defaultSource = source
+            builder.snapshot.defaultSink = sink
+        }
         Pulse.requestSources(context) { source in
             builder.sourceNames[source.index] = source.name
             builder.snapshot.sources.append(
                 ServerSnapshot.Source(
                     name: source.name, isMuted: source.isMuted, activePort: source.activePort,
-                    isMonitor: source.isMonitor))
+                    monitoredSink: source.monitoredSink))
         }
         // Replies come in order: the stream list ends the refresh.
         Pulse.requestRecordStreams(
@@ -155,6 +173,7 @@ public final class ServerMonitor: @unchecked Sendable {
 
     fileprivate func deliver(_ snapshot: ServerSnapshot?) {
         knownDefaultSource.withLock { $0 = snapshot.map(\.defaultSource).flatMap { $0.isEmpty ? nil : $0 } }
+        knownDefaultOutput.withLock { $0 = snapshot?.defaultOutput }
         queue.async { [onSnapshot] in onSnapshot(snapshot) }
     }
 }

@@ -7,6 +7,10 @@ public protocol AudioCapture: AnyObject {
     var sourceName: String { get }
     /// Fills `buffer` completely with captured frames.
     func read(into buffer: UnsafeMutableRawBufferPointer) throws(RecorderError)
+    /// The stream's timing just now: the frames read so far and what it has captured and not
+    /// yet delivered; nil when the server says nothing of it. A call's two inputs are aligned
+    /// by it.
+    func timing() -> StreamTiming?
 }
 
 /// What the recorder needs from a file: somewhere to append frames that stays decodable.
@@ -26,6 +30,9 @@ public protocol RecordingBackend: Sendable {
     func makeFileSink(path: String, request: RecordingRequest, tags: MemoTags) throws(RecorderError) -> AudioFileSink
     /// Connects a capture stream (called on the capture thread: it may block on the server).
     func openCapture(request: RecordingRequest, framesPerRead: Int) throws(RecorderError) -> AudioCapture
+    /// Connects a capture stream of what the computer plays: the monitor of the default output,
+    /// named by the output (sink) it monitors. Called on the capture thread, like `openCapture`.
+    func openSystemAudio(request: RecordingRequest, framesPerRead: Int) throws(RecorderError) -> AudioCapture
 }
 
 /// Metadata written into a memo's own tags.

@@ -35,6 +35,9 @@ public final class CapturePipeline: @unchecked Sendable {
     /// may hold its first audio back for seconds; then it is called once the stream has been
     /// open for `timeouts.readGrace`, the longest anyone waits on a late read.
     public var onAudioFlowing: (() -> Void)?
+    /// Called, for a call, with the output whose audio it records as its system side: once
+    /// it starts, and whenever that changes (nil: the system side is lost and records silence).
+    public var onSystemAudioChanged: ((String?) -> Void)?
     /// Called when a recording that waits for sound hears it; nothing is written until
     /// `attach(_:)` hands over the file, and the audio meanwhile is kept for it.
     public var onSoundStarted: (() -> Void)?
@@ -244,11 +247,12 @@ public final class CapturePipeline: @unchecked Sendable {
     /// The capture thread: opens the stream, pumps it into the file, and reconnects after a
     /// loss until stopped. A restart (after a hung read) continues the same file.
     private func run(watch: ReadWatch, isRestart: Bool) {
-        var current: AudioCapture?
+        var current: CaptureSet?
         var ending: Ending
         do {
-            current = try backend.openCapture(request: request, framesPerRead: policy.framesPerRead)
-            let name = current!.sourceName
+            current = try openInputs(isStart: !isRestart)
+            let name = current!.microphone.sourceName
+            let output = current!.systemAudioName
             deliver { pipeline in
                 if isRestart {
                     pipeline.onCaptureRestored?(name)
@@ -256,6 +260,7 @@ public final class CapturePipeline: @unchecked Sendable {
                     pipeline.onStarted?(.success(name))
                     pipeline.afterReadGrace { pipeline.announceAudioFlowing() }
                 }
+                if pipeline.request.systemAudio { pipeline.onSystemAudioChanged?(output) }
             }
         } catch {
             guard isRestart else {
@@ -266,8 +271,8 @@ public final class CapturePipeline: @unchecked Sendable {
             }
         }
         while true {
-            if let capture = current {
-                switch pump(from: capture, watch: watch) {
+            if let inputs = current {
+                switch pump(from: inputs, watch: watch) {
                 case .ended(let end):
                     ending = end
                 case .abandoned:
@@ -275,8 +280,8 @@ public final class CapturePipeline: @unchecked Sendable {
                 case .reopen:
                     current = nil  // one stream at a time: close the old before opening the new
                     do {
-                        current = try backend.openCapture(request: request, framesPerRead: policy.framesPerRead)
-                        let name = current!.sourceName
+                        current = try openInputs(isStart: false)
+                        let name = current!.microphone.sourceName
                         deliver { $0.onCaptureRestored?(name) }
                         continue
                     } catch {
@@ -295,13 +300,36 @@ public final class CapturePipeline: @unchecked Sendable {
             deliver { $0.onCaptureLost?(error) }
             guard let restored = reconnect() else { break }
             current = restored
-            let name = restored.sourceName
+            let name = restored.microphone.sourceName
             deliver { $0.onCaptureRestored?(name) }
         }
         current = nil
         let closeError = closeSink()
         let finalEnding = ending
         deliver { $0.finish(finalEnding, closeError: closeError) }
+    }
+
+    /// Opens the recording's inputs: its input, and for a call the system audio. At the
+    /// start a call whose system audio cannot be opened fails (it would record nothing of
+    /// what was asked); later the call goes on without it, and it is opened again.
+    private func openInputs(isStart: Bool) throws(RecorderError) -> CaptureSet {
+        let framesPerRead = policy.framesPerRead
+        let microphone = try backend.openCapture(request: request, framesPerRead: framesPerRead)
+        guard request.systemAudio else { return CaptureSet(microphone: microphone) }
+        let system: AudioCapture?
+        do {
+            system = try backend.openSystemAudio(request: request, framesPerRead: framesPerRead)
+        } catch {
+            guard !isStart else { throw error }
+            system = nil
+        }
+        let backend = backend
+        let request = request
+        return CaptureSet(
+            microphone: microphone, system: system, request: request, framesPerRead: framesPerRead,
+            openSystemAudio: { () throws(RecorderError) in
+                try backend.openSystemAudio(request: request, framesPerRead: framesPerRead)
+            })
     }
 
     /// Delivers `onAudioFlowing` unless it was delivered before.
@@ -342,10 +370,10 @@ public final class CapturePipeline: @unchecked Sendable {
 
     /// Opens a new capture stream with growing pauses (`ReconnectBackoff`) until it works, or
     /// returns nil once the recording is stopped or given up.
-    private func reconnect() -> AudioCapture? {
+    private func reconnect() -> CaptureSet? {
         var backoff = ReconnectBackoff()
         while shared.withLock({ !$0.requests.isStopRequested && !$0.requests.isGivenUp }) {
-            if let capture = try? backend.openCapture(request: request, framesPerRead: policy.framesPerRead) {
+            if let capture = try? openInputs(isStart: false) {
                 shared.withLock { $0.requests.isReopenRequested = false }  // a new stream is what it asked for
                 return capture
             }
@@ -367,7 +395,7 @@ public final class CapturePipeline: @unchecked Sendable {
 
     /// Moves one stream's audio into the file: reads, hands each fragment to the policy, and
     /// carries out its answer, until the answer ends or turns the stream.
-    private func pump(from capture: AudioCapture, watch: ReadWatch) -> PumpResult {
+    private func pump(from inputs: CaptureSet, watch: ReadWatch) -> PumpResult {
         let sampleType = request.format.sampleType(for: request.quality)
         let channels = Int(request.channels)
         let held = HeldAudio(
@@ -378,32 +406,29 @@ public final class CapturePipeline: @unchecked Sendable {
             // Asked as each read begins, not only as the last one ended: a stop that came
             // while this thread wrote ends the memo now, not a fragment later.
             var requests = shared.withLock { $0.snapshot }
-            if let result = carryOut(policy.beforeRead(requests), requests, held, capture) { return result }
+            if let result = carryOut(policy.beforeRead(requests), requests, held, inputs) { return result }
             let slot = held.next
             guard
                 let (result, endedStall) = watch.watch({
-                    Result { () throws(RecorderError) in try capture.read(into: slot) }
+                    Result { () throws(RecorderError) in
+                        try inputs.read(into: slot, sampleType: sampleType, channels: channels)
+                    }
                 })
             else { return .abandoned }
             requests = shared.withLock { $0.snapshot }
+            report(inputs.takeEvents())
             let actions =
                 switch result {
-                case .success:
-                    policy.fragmentRead(
-                        CapturedFragment(
-                            SampleSums(
-                                of: UnsafeRawBufferPointer(slot), frameCount: policy.framesPerRead,
-                                channels: channels, type: sampleType)),
-                        requests, endedStall: endedStall)
+                case .success(let fragment): policy.fragmentRead(fragment, requests, endedStall: endedStall)
                 case .failure(let error): policy.readFailed(error, requests)
                 }
-            if let result = carryOut(actions, requests, held, capture) { return result }
+            if let result = carryOut(actions, requests, held, inputs) { return result }
         }
     }
 
     /// Carries out the policy's `actions` on `held` and the file; how the stream ends, if it does.
     private func carryOut(
-        _ actions: [CaptureAction], _ requests: CaptureRequests, _ held: HeldAudio, _ capture: AudioCapture
+        _ actions: [CaptureAction], _ requests: CaptureRequests, _ held: HeldAudio, _ inputs: CaptureSet
     ) -> PumpResult? {
         let sink = requests.isFileAttached ? attachedSink : nil
         let bytesPerFrame = held.fragmentBytes / policy.framesPerRead
@@ -424,7 +449,7 @@ public final class CapturePipeline: @unchecked Sendable {
                 if !hasAudioFlowed.load(ordering: .relaxed) { deliver { $0.announceAudioFlowing() } }
             case .reportSoundStarted: deliver { $0.onSoundStarted?() }
             case .reportInputBack:
-                let name = capture.sourceName
+                let name = inputs.microphone.sourceName
                 deliver { $0.onCaptureRestored?(name) }
             case .end(let ending): return .ended(ending)
             case .declareLost(let error): return .lost(error)
@@ -434,6 +459,19 @@ public final class CapturePipeline: @unchecked Sendable {
             }
         }
         return nil
+    }
+
+    /// Reports what happened to a call's system side (its microphone's losses are the
+    /// capture's, reported as such).
+    private func report(_ events: [CaptureSet.InputEvent]) {
+        for event in events {
+            switch event {
+            case .lost:
+                deliver { $0.onSystemAudioChanged?(nil) }
+            case .back(_, let name):
+                deliver { $0.onSystemAudioChanged?(name) }
+            }
+        }
     }
 
     /// Checks now and then (every `timeouts.stallCheckInterval`) that no read has stalled.

@@ -7,6 +7,8 @@ struct PulseRecordingBackend: RecordingBackend {
     /// The default input as the daemon's server monitor last saw it (the stream's real
     /// source, if another, shows in the monitor's next snapshot).
     var knownDefaultSource: @Sendable () -> String? = { nil }
+    /// The default output as the server monitor last saw it.
+    var knownDefaultOutput: @Sendable () -> OutputDevice? = { nil }
 
     func makeFileSink(path: String, request: RecordingRequest, tags: MemoTags) throws(RecorderError) -> AudioFileSink {
         do {
@@ -25,6 +27,34 @@ struct PulseRecordingBackend: RecordingBackend {
         } catch {
             throw .audioServer(
                 "cannot record from the audio server (\(error)). Is PulseAudio or pipewire-pulse running?")
+        }
+    }
+
+    func openSystemAudio(request: RecordingRequest, framesPerRead: Int) throws(RecorderError) -> AudioCapture {
+        let output: OutputDevice?
+        if let known = knownDefaultOutput() {
+            output = known
+        } else {
+            do {
+                output = try ServerInfo.defaultOutput()
+            } catch {
+                throw .audioServer(
+                    "cannot ask the audio server for its output (\(error)). Is PulseAudio or pipewire-pulse running?")
+            }
+        }
+        guard let output else {
+            throw .audioServer("recording system audio needs an output device, and the audio server has none")
+        }
+        guard let monitor = output.monitorSource else {
+            throw .audioServer("the output '\(output.sink)' has no monitor to record system audio from")
+        }
+        do {
+            return try CaptureStream(
+                source: monitor, sampleRate: request.sampleRate, channels: request.channels,
+                sampleType: request.format.sampleType(for: request.quality), framesPerRead: framesPerRead,
+                streamName: "\(request.title ?? "Voice memo") (system audio)", reportedName: output.sink)
+        } catch {
+            throw .audioServer("cannot record the system audio of the output '\(output.sink)' (\(error))")
         }
     }
 }

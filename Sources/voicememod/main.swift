@@ -61,7 +61,9 @@ let (recorder, player, library, server, service, routes, watcher, crashRecovery)
     let recorder = Recorder(
         directory: MemoDirectory(path: locations.memoDirectory),
         defaults: settings.load { Log.warning("\(settings.path): \($0)") }, settings: settings,
-        backend: PulseRecordingBackend(knownDefaultSource: { serverMonitor.defaultSource }), player: player,
+        backend: PulseRecordingBackend(
+            knownDefaultSource: { serverMonitor.defaultSource }, knownDefaultOutput: { serverMonitor.defaultOutput }),
+        player: player,
         queue: queue)
     let cacheDirectory = locations.cacheDirectory
     let library = MemoLibraryService(

@@ -170,8 +170,9 @@ extension AudioAnalysis {
         }
     }
 
-    /// The amplitude of the sine at `frequency` in `samples` (1 for a full-scale sine).
-    private static func sineAmplitude(_ samples: ArraySlice<Float>, frequency: Double, sampleRate: Int) -> Double {
+    /// The amplitude of the sine at `frequency` in `samples` (1 for a full-scale sine). Exact
+    /// for a sine of a whole number of cycles in `samples`; other such sines add nothing.
+    package static func sineAmplitude(_ samples: ArraySlice<Float>, frequency: Double, sampleRate: Int) -> Double {
         let coefficient = 2 * cos(2 * Double.pi * frequency / Double(sampleRate))
         var previous = 0.0
         var beforePrevious = 0.0

@@ -30,8 +30,9 @@ package final class Stimulus {
     /// the period that repeats.
     package static let period = tone(frequency: frequency)
 
-    /// One second of a sine at `frequency` (a whole number of hertz, so it loops seamlessly).
-    package static func tone(frequency: Double) -> [Int16] {
+    /// One second of a sine at `frequency` (a whole number of hertz, so it loops seamlessly)
+    /// with a peak of `amplitude` (a fraction of full scale).
+    package static func tone(frequency: Double, amplitude: Double = Stimulus.amplitude) -> [Int16] {
         (0..<sampleRate).map { index in
             let phase = 2 * Double.pi * frequency * Double(index) / Double(sampleRate)
             return Int16((sin(phase) * amplitude * 32767).rounded())
@@ -42,8 +43,8 @@ package final class Stimulus {
     package let frequency: Double
     /// One second of the tone: the period that repeats (`Stimulus.period` for the fixture's).
     package let samples: [Int16]
-    /// The tone's RMS level in dBFS, computed from `samples` (about −9.03).
-    package let rmsDBFS = AudioAnalysis.rmsDBFS(AudioAnalysis.normalized(Stimulus.period))
+    /// The tone's RMS level in dBFS, computed from `samples` (about −9.03 for the fixture's).
+    package let rmsDBFS: Double
 
     private let session: TestSession
     private let server: any AudioServer
@@ -53,16 +54,20 @@ package final class Stimulus {
     private var writerFinished: DispatchSemaphore?
 
     /// Prepares the tone for `server` in `session`; call `start()` to play it. The fixture's
-    /// tone is 440 Hz into `AudioDevices.stimulusSink`; tests add others (`SecondInput`).
+    /// tone is 440 Hz at half full scale into `AudioDevices.stimulusSink`; tests add others
+    /// (`SecondInput`, a call's far side).
     package init(
         session: TestSession, server: any AudioServer, sink: String = AudioDevices.stimulusSink,
-        frequency: Double = Stimulus.frequency
+        frequency: Double = Stimulus.frequency, amplitude: Double = Stimulus.amplitude
     ) {
         self.session = session
         self.server = server
         self.sink = sink
         self.frequency = frequency
-        samples = frequency == Self.frequency ? Self.period : Self.tone(frequency: frequency)
+        samples =
+            frequency == Self.frequency && amplitude == Self.amplitude
+            ? Self.period : Self.tone(frequency: frequency, amplitude: amplitude)
+        rmsDBFS = AudioAnalysis.rmsDBFS(AudioAnalysis.normalized(samples))
     }
 
     deinit {

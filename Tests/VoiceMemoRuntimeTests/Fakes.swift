@@ -57,6 +57,9 @@ final class FakeCapture: AudioCapture {
         }
         onRead(samples.count)  // mono: a sample per frame
     }
+
+    /// A fake has no server to say when its audio was captured.
+    func timing() -> StreamTiming? { nil }
 }
 
 /// A file sink that keeps what was written in memory.
@@ -171,6 +174,11 @@ final class FakeBackend: RecordingBackend, Sendable {
         }
         if attempt - 1 <= refusedReconnects { throw .audioServer("Connection refused") }
         return FakeCapture(silentAfterReads: silentAfterReads, readSeconds: readSeconds, isLoud: isLoud, onRead: onRead)
+    }
+
+    /// The fakes have no output to monitor.
+    func openSystemAudio(request: RecordingRequest, framesPerRead: Int) throws(RecorderError) -> AudioCapture {
+        throw .audioServer("recording system audio needs an output device, and the fake server has none")
     }
 
     /// The index of the next read in the room, over every stream.
