@@ -49,6 +49,8 @@ public enum RecorderMember {
     public static let notificationsEnabled = BusPropertyDeclaration("NotificationsEnabled", "b", access: .readWrite)
     public static let trayEnabled = BusPropertyDeclaration("TrayEnabled", "b", access: .readWrite)
     public static let skipSilence = BusPropertyDeclaration("SkipSilence", "b", access: .readWrite)
+    /// The default of `RecordWithOptions`' `system-audio`, and so of `Record` and `Toggle`.
+    public static let systemAudio = BusPropertyDeclaration("SystemAudio", "b", access: .readWrite)
     public static let directory = BusPropertyDeclaration("Directory", "s", changeSignal: .constant)
 
     // MARK: The whole interface
@@ -65,7 +67,7 @@ public enum RecorderMember {
     /// Every property, in the published order.
     public static let properties = [
         state, currentMemo, currentTime, playing, format, sampleRate, channels, quality, source, activeSource,
-        meteringEnabled, notificationsEnabled, trayEnabled, skipSilence, directory,
+        meteringEnabled, notificationsEnabled, trayEnabled, skipSilence, systemAudio, directory,
     ]
 
     // Arguments several members share.

@@ -17,6 +17,7 @@ extension RecorderProperty {
         case .notificationsEnabled: RecorderMember.notificationsEnabled
         case .trayEnabled: RecorderMember.trayEnabled
         case .skipSilence: RecorderMember.skipSilence
+        case .systemAudio: RecorderMember.systemAudio
         }
     }
 

@@ -54,4 +54,5 @@ public enum RecorderProperty: Sendable, CaseIterable {
     case notificationsEnabled
     case trayEnabled
     case skipSilence
+    case systemAudio
 }

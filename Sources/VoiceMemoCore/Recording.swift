@@ -164,7 +164,7 @@ extension RecorderProperty {
     /// The properties that mirror `RecorderDefaults`.
     static let defaultsProperties: [RecorderProperty] = [
         .format, .sampleRate, .channels, .quality, .source, .meteringEnabled, .notificationsEnabled, .trayEnabled,
-        .skipSilence,
+        .skipSilence, .systemAudio,
     ]
 
     /// This property's value in `defaults`, for change detection.
@@ -179,6 +179,7 @@ extension RecorderProperty {
         case .notificationsEnabled: String(defaults.areNotificationsEnabled)
         case .trayEnabled: String(defaults.isTrayEnabled)
         case .skipSilence: String(defaults.skipsSilence)
+        case .systemAudio: String(defaults.systemAudio)
         case .state, .currentMemo, .activeSource: nil
         }
     }

@@ -119,6 +119,7 @@ final class RecorderService: @unchecked Sendable {
                 Self.switchSetting(RecorderMember.notificationsEnabled, of: recorder, \.areNotificationsEnabled),
                 Self.switchSetting(RecorderMember.trayEnabled, of: recorder, \.isTrayEnabled),
                 Self.switchSetting(RecorderMember.skipSilence, of: recorder, \.skipsSilence),
+                Self.switchSetting(RecorderMember.systemAudio, of: recorder, \.systemAudio),
                 BusProperty(RecorderMember.directory) { [recorder] in .string(recorder.directory.path) },
             ],
             signals: RecorderMember.signals.map { BusSignalSpec($0) })

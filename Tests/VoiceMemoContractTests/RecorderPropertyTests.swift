@@ -9,7 +9,7 @@ struct RecorderPropertyTests {
             .state: "State", .currentMemo: "CurrentMemo", .activeSource: "ActiveSource", .format: "Format",
             .sampleRate: "SampleRate", .channels: "Channels", .quality: "Quality", .source: "Source",
             .meteringEnabled: "MeteringEnabled", .notificationsEnabled: "NotificationsEnabled",
-            .trayEnabled: "TrayEnabled", .skipSilence: "SkipSilence",
+            .trayEnabled: "TrayEnabled", .skipSilence: "SkipSilence", .systemAudio: "SystemAudio",
         ]
         #expect(names.count == RecorderProperty.allCases.count)
         for property in RecorderProperty.allCases { #expect(property.name == names[property]) }

@@ -497,6 +497,18 @@ struct RecorderMachineTests {
         #expect(driver.send(.defaultsChanged(defaults)).isEmpty, "no change, no news")
     }
 
+    /// `Record` and `Toggle` take everything from the defaults, system audio included.
+    @Test(arguments: [true, false])
+    func theSystemAudioSettingReachesRecordAndToggle(usesToggle: Bool) {
+        var driver = MachineDriver()
+        var defaults = driver.machine.defaults
+        defaults.systemAudio = true
+        #expect(driver.send(.defaultsChanged(defaults)) == [.notify(.changed([.systemAudio]))])
+        driver.send(usesToggle ? .toggle(1, now: MachineDriver.now) : .record(1, now: MachineDriver.now))
+        #expect(driver.machine.open?.request.systemAudio == true)
+        #expect(driver.machine.open?.request.channelLayout == .mix)
+    }
+
     @Test func levelsAreReportedWhileRecordingOnly() {
         var driver = MachineDriver()
         let number = driver.startRecording()
