@@ -45,6 +45,7 @@ public enum RecorderProperty: Sendable, CaseIterable {
     case state
     case currentMemo
     case activeSource
+    case activeOutput
     case format
     case sampleRate
     case channels

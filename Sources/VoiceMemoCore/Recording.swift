@@ -7,6 +7,10 @@ public struct Recording: Equatable, Sendable {
     public internal(set) var phase: RecordingPhase
     /// The source feeding it; empty until its capture stream is open.
     public internal(set) var activeSource = ""
+    /// The sink whose monitor feeds its system audio; nil without system audio, or until
+    /// that stream is open. Whoever sets it also calls the machine's `announce()`, which
+    /// announces `ActiveOutput` once per change, opening and closing included.
+    public internal(set) var activeOutput: String?
     /// Whoever started it, and how far its capture stream got for them.
     var start: StartProgress
 
@@ -180,7 +184,7 @@ extension RecorderProperty {
         case .trayEnabled: String(defaults.isTrayEnabled)
         case .skipSilence: String(defaults.skipsSilence)
         case .systemAudio: String(defaults.systemAudio)
-        case .state, .currentMemo, .activeSource: nil
+        case .state, .currentMemo, .activeSource, .activeOutput: nil
         }
     }
 }

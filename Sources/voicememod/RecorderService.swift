@@ -115,6 +115,7 @@ final class RecorderService: @unchecked Sendable {
                     try Validation.source(value.string!, key: RecorderMember.source.name)
                 },
                 BusProperty(RecorderMember.activeSource) { [recorder] in .string(recorder.activeSource) },
+                BusProperty(RecorderMember.activeOutput) { [recorder] in .string(recorder.activeOutput) },
                 Self.switchSetting(RecorderMember.meteringEnabled, of: recorder, \.isMeteringEnabled),
                 Self.switchSetting(RecorderMember.notificationsEnabled, of: recorder, \.areNotificationsEnabled),
                 Self.switchSetting(RecorderMember.trayEnabled, of: recorder, \.isTrayEnabled),

@@ -6,7 +6,8 @@ import VoiceMemoCore
 struct RecorderPropertyTests {
     @Test func eachPropertyHasTheContractsName() {
         let names: [RecorderProperty: String] = [
-            .state: "State", .currentMemo: "CurrentMemo", .activeSource: "ActiveSource", .format: "Format",
+            .state: "State", .currentMemo: "CurrentMemo", .activeSource: "ActiveSource",
+            .activeOutput: "ActiveOutput", .format: "Format",
             .sampleRate: "SampleRate", .channels: "Channels", .quality: "Quality", .source: "Source",
             .meteringEnabled: "MeteringEnabled", .notificationsEnabled: "NotificationsEnabled",
             .trayEnabled: "TrayEnabled", .skipSilence: "SkipSilence", .systemAudio: "SystemAudio",
