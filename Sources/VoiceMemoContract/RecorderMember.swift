@@ -45,10 +45,14 @@ public enum RecorderMember {
     public static let quality = BusPropertyDeclaration("Quality", "s", access: .readWrite)
     public static let source = BusPropertyDeclaration("Source", "s", access: .readWrite)
     public static let activeSource = BusPropertyDeclaration("ActiveSource", "s")
+    /// The sink whose monitor the open memo records as system audio; empty when none.
+    public static let activeOutput = BusPropertyDeclaration("ActiveOutput", "s")
     public static let meteringEnabled = BusPropertyDeclaration("MeteringEnabled", "b", access: .readWrite)
     public static let notificationsEnabled = BusPropertyDeclaration("NotificationsEnabled", "b", access: .readWrite)
     public static let trayEnabled = BusPropertyDeclaration("TrayEnabled", "b", access: .readWrite)
     public static let skipSilence = BusPropertyDeclaration("SkipSilence", "b", access: .readWrite)
+    /// The default of `RecordWithOptions`' `system-audio`, and so of `Record` and `Toggle`.
+    public static let systemAudio = BusPropertyDeclaration("SystemAudio", "b", access: .readWrite)
     public static let directory = BusPropertyDeclaration("Directory", "s", changeSignal: .constant)
 
     // MARK: The whole interface
@@ -65,7 +69,7 @@ public enum RecorderMember {
     /// Every property, in the published order.
     public static let properties = [
         state, currentMemo, currentTime, playing, format, sampleRate, channels, quality, source, activeSource,
-        meteringEnabled, notificationsEnabled, trayEnabled, skipSilence, directory,
+        activeOutput, meteringEnabled, notificationsEnabled, trayEnabled, skipSilence, systemAudio, directory,
     ]
 
     // Arguments several members share.

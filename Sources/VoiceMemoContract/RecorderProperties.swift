@@ -8,6 +8,7 @@ extension RecorderProperty {
         case .state: RecorderMember.state
         case .currentMemo: RecorderMember.currentMemo
         case .activeSource: RecorderMember.activeSource
+        case .activeOutput: RecorderMember.activeOutput
         case .format: RecorderMember.format
         case .sampleRate: RecorderMember.sampleRate
         case .channels: RecorderMember.channels
@@ -17,6 +18,7 @@ extension RecorderProperty {
         case .notificationsEnabled: RecorderMember.notificationsEnabled
         case .trayEnabled: RecorderMember.trayEnabled
         case .skipSilence: RecorderMember.skipSilence
+        case .systemAudio: RecorderMember.systemAudio
         }
     }
 

@@ -25,6 +25,8 @@ public struct RecorderMachine: Sendable {
     private var isRearming = false
     /// The `State` last announced, so that a change is announced once.
     private var announcedState: RecorderState = .idle
+    /// The `ActiveOutput` last announced, likewise: it changes with the open recording too.
+    private var announcedOutput = ""
     /// Whether someone watches the levels apart from the `isMeteringEnabled` setting.
     private var areLevelsWatched = false
     private var lastNumber: RecordingNumber = 0
@@ -569,12 +571,15 @@ public struct RecorderMachine: Sendable {
         return announce()
     }
 
-    /// Announces `State` if it changed since it was last announced, and `extra`. A recorder
-    /// about to capture stops playback first.
+    /// Announces `State` and `ActiveOutput` if they changed since they were last announced,
+    /// and `extra`. A recorder about to capture stops playback first.
     private mutating func announce(also extra: [RecorderProperty] = []) -> [RecorderEffect] {
         let newState = state
-        let changed = (announcedState != newState ? [.state] : []) + extra
+        let output = open?.activeOutput ?? ""
+        let changed =
+            (announcedState != newState ? [.state] : []) + extra + (announcedOutput != output ? [.activeOutput] : [])
         announcedState = newState
+        announcedOutput = output
         guard !changed.isEmpty else { return [] }
         let capturesSoon = newState == .recording || open?.isWaitingForSound == true
         return (changed.contains(.state) && capturesSoon ? [.stopPlayback] : []) + [.notify(.changed(changed))]

@@ -45,6 +45,7 @@ public enum RecorderProperty: Sendable, CaseIterable {
     case state
     case currentMemo
     case activeSource
+    case activeOutput
     case format
     case sampleRate
     case channels
@@ -54,4 +55,5 @@ public enum RecorderProperty: Sendable, CaseIterable {
     case notificationsEnabled
     case trayEnabled
     case skipSilence
+    case systemAudio
 }

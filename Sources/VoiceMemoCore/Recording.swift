@@ -7,6 +7,10 @@ public struct Recording: Equatable, Sendable {
     public internal(set) var phase: RecordingPhase
     /// The source feeding it; empty until its capture stream is open.
     public internal(set) var activeSource = ""
+    /// The sink whose monitor feeds its system audio; nil without system audio, or until
+    /// that stream is open. Whoever sets it also calls the machine's `announce()`, which
+    /// announces `ActiveOutput` once per change, opening and closing included.
+    public internal(set) var activeOutput: String?
     /// Whoever started it, and how far its capture stream got for them.
     var start: StartProgress
 
@@ -164,7 +168,7 @@ extension RecorderProperty {
     /// The properties that mirror `RecorderDefaults`.
     static let defaultsProperties: [RecorderProperty] = [
         .format, .sampleRate, .channels, .quality, .source, .meteringEnabled, .notificationsEnabled, .trayEnabled,
-        .skipSilence,
+        .skipSilence, .systemAudio,
     ]
 
     /// This property's value in `defaults`, for change detection.
@@ -179,7 +183,8 @@ extension RecorderProperty {
         case .notificationsEnabled: String(defaults.areNotificationsEnabled)
         case .trayEnabled: String(defaults.isTrayEnabled)
         case .skipSilence: String(defaults.skipsSilence)
-        case .state, .currentMemo, .activeSource: nil
+        case .systemAudio: String(defaults.systemAudio)
+        case .state, .currentMemo, .activeSource, .activeOutput: nil
         }
     }
 }

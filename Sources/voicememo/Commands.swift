@@ -48,14 +48,17 @@ struct Record: Subcommand {
                          [--quality min|low|medium|high|max] [--title TEXT] [--source NAME]
                          [--duration SECONDS] [--at +SECONDS|+MINUTESm|HH:MM|UNIX-TIME]
                          [--on-sound [--threshold DBFS] [--pre-roll SECONDS]]
+                         [--system-audio [--split]]
 
         --on-sound waits, listening, until the input reaches --threshold (default -40 dBFS)
         and begins the memo with the --pre-roll seconds before it (default 0.5, at most 5).
+        --system-audio records a call: the microphone and what the default output plays,
+        mixed; with --split, two channels, the microphone left and the system audio right.
         """
     static let valued: Set<String> = [
         "format", "rate", "channels", "quality", "title", "source", "duration", "at", "threshold", "pre-roll",
     ]
-    static let flags: Set<String> = ["on-sound"]
+    static let flags: Set<String> = ["on-sound", "system-audio", "split"]
 
     var options: [String: BusValue] = [:]
 
@@ -90,6 +93,11 @@ struct Record: Subcommand {
                 throw UsageError("--\(name) needs a number; got '\(text)'")
             }
             options[key] = .double(number)
+        }
+        if arguments.has("system-audio") { options["system-audio"] = .boolean(true) }
+        if arguments.has("split") {
+            guard arguments.has("system-audio") else { throw UsageError("--split goes with --system-audio") }
+            options["channel-layout"] = .string(ChannelLayout.split.rawValue)
         }
     }
 
@@ -148,7 +156,8 @@ struct Toggle: SimpleCommand {
 struct Status: Subcommand {
     static let name = "status"
     static let abstract = "Show what the recorder is doing and its defaults."
-    static let usage = "status [--json | --format TEMPLATE]  (TEMPLATE fields: {state} {time} {memo} {input} {format})"
+    static let usage =
+        "status [--json | --format TEMPLATE]  (TEMPLATE fields: {state} {time} {memo} {input} {output} {format})"
 
     let json: Bool
     let template: String?
@@ -165,7 +174,7 @@ struct Status: Subcommand {
     static func render(_ template: String, _ report: Report) -> String {
         let fields = [
             "state": report.state, "time": clock(report.time), "memo": report.memo, "input": report.activeSource,
-            "format": report.format,
+            "output": report.activeOutput, "format": report.format,
         ]
         return fields.reduce(template) { text, field in text.replacing("{\(field.key)}", with: field.value) }
     }
@@ -181,6 +190,10 @@ struct Status: Subcommand {
         var quality: String
         var source: String
         var activeSource: String
+        /// The sink recorded as system audio, empty when none.
+        var activeOutput: String
+        /// Whether memos record the system audio unless asked otherwise (`SystemAudio`).
+        var systemAudio: Bool
         var directory: String
     }
 
@@ -196,6 +209,8 @@ struct Status: Subcommand {
             quality: properties[RecorderMember.quality]?.string ?? "",
             source: properties[RecorderMember.source]?.string ?? "",
             activeSource: properties[RecorderMember.activeSource]?.string ?? "",
+            activeOutput: properties[RecorderMember.activeOutput]?.string ?? "",
+            systemAudio: properties[RecorderMember.systemAudio]?.boolean ?? false,
             directory: properties[RecorderMember.directory]?.string ?? "")
         if let template {
             print(Self.render(template, report))
@@ -213,8 +228,10 @@ struct Status: Subcommand {
             print("Memo:      \(report.memo)")
             print("Time:      \(Self.clock(report.time))")
             print("Input:     \(report.activeSource.isEmpty ? "default input" : report.activeSource)")
+            if !report.activeOutput.isEmpty { print("Output:    \(report.activeOutput) (system audio)") }
         }
-        print("Defaults:  \(report.format), \(report.sampleRate) Hz, \(channels), quality \(report.quality)")
+        let call = report.systemAudio ? ", with system audio" : ""
+        print("Defaults:  \(report.format), \(report.sampleRate) Hz, \(channels), quality \(report.quality)\(call)")
         print("Source:    \(report.source.isEmpty ? "follow the default input" : report.source)")
         print("Directory: \(report.directory)")
     }

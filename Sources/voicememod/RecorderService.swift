@@ -115,10 +115,12 @@ final class RecorderService: @unchecked Sendable {
                     try Validation.source(value.string!, key: RecorderMember.source.name)
                 },
                 BusProperty(RecorderMember.activeSource) { [recorder] in .string(recorder.activeSource) },
+                BusProperty(RecorderMember.activeOutput) { [recorder] in .string(recorder.activeOutput) },
                 Self.switchSetting(RecorderMember.meteringEnabled, of: recorder, \.isMeteringEnabled),
                 Self.switchSetting(RecorderMember.notificationsEnabled, of: recorder, \.areNotificationsEnabled),
                 Self.switchSetting(RecorderMember.trayEnabled, of: recorder, \.isTrayEnabled),
                 Self.switchSetting(RecorderMember.skipSilence, of: recorder, \.skipsSilence),
+                Self.switchSetting(RecorderMember.systemAudio, of: recorder, \.systemAudio),
                 BusProperty(RecorderMember.directory) { [recorder] in .string(recorder.directory.path) },
             ],
             signals: RecorderMember.signals.map { BusSignalSpec($0) })

@@ -21,6 +21,8 @@ final class CommandLineTests: IntegrationTestCase {
         XCTAssertEqual(object["sampleRate"] as? Int, 48000)
         XCTAssertEqual(object["channels"] as? Int, 1)
         XCTAssertEqual(object["directory"] as? String, fixture.session.memoDirectory.path)
+        XCTAssertEqual(object["activeOutput"] as? String, "")
+        XCTAssertEqual(object["systemAudio"] as? Bool, false)
     }
 
     func testRecordWithOptionsThenStatusThenStop() throws {
@@ -64,7 +66,10 @@ final class CommandLineTests: IntegrationTestCase {
     }
 
     func testUsageErrorsExitWith64AndShowUsage() throws {
-        for arguments in [["record", "--bogus"], ["frobnicate"], ["record", "--rate", "fast"], ["stop", "now"], []] {
+        for arguments in [
+            ["record", "--bogus"], ["frobnicate"], ["record", "--rate", "fast"], ["stop", "now"], [],
+            ["record", "--split"], ["record", "--system-audio=yes"],
+        ] {
             let output = try fixture.voicememo(arguments)
             XCTAssertEqual(output.status, 64, "\(arguments): \(output)")
             XCTAssertTrue(output.stderr.contains("Usage: voicememo"), "\(arguments): \(output.stderr)")

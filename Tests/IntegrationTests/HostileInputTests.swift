@@ -23,7 +23,8 @@ final class HostileInputTests: RecorderTestCase {
         var random = SeededGenerator(seed: 0x5EED_2026)
         let keys = [
             "format", "sample-rate", "channels", "quality", "title", "source", "duration", "start-at",
-            "stop-after-silence", "silence-threshold", "start-on-sound", "sound-threshold", "pre-roll", "", "x",
+            "stop-after-silence", "silence-threshold", "start-on-sound", "sound-threshold", "pre-roll", "system-audio",
+            "channel-layout", "", "x",
         ]
 
         mutating func string() -> String {

@@ -154,6 +154,13 @@ final class RecordingAcceptanceTests: RecorderTestCase {
             (["sample-rate": .uint32(7)], invalid, ["sample-rate", "7"]),
             (["channels": .uint32(9)], invalid, ["channels", "9"]),
             (["format": .string("aac")], invalid, ["format", "aac"]),
+            (["channel-layout": .string("stereo")], invalid, ["channel-layout", "mix, split", "stereo"]),
+            (["channel-layout": .string("split")], invalid, ["channel-layout", "needs 'system-audio'"]),
+            (
+                ["system-audio": .boolean(true), "channel-layout": .string("split"), "channels": .uint32(1)], invalid,
+                ["'channels' 1 contradicts it"]
+            ),
+            (["system-audio": .string("yes")], invalid, ["system-audio", "'b'"]),
             (
                 ["format": .string("opus"), "sample-rate": .uint32(44100)], ContractError.unsupported.name.rawValue,
                 ["44100"]

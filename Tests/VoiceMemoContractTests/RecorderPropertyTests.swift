@@ -6,10 +6,11 @@ import VoiceMemoCore
 struct RecorderPropertyTests {
     @Test func eachPropertyHasTheContractsName() {
         let names: [RecorderProperty: String] = [
-            .state: "State", .currentMemo: "CurrentMemo", .activeSource: "ActiveSource", .format: "Format",
+            .state: "State", .currentMemo: "CurrentMemo", .activeSource: "ActiveSource",
+            .activeOutput: "ActiveOutput", .format: "Format",
             .sampleRate: "SampleRate", .channels: "Channels", .quality: "Quality", .source: "Source",
             .meteringEnabled: "MeteringEnabled", .notificationsEnabled: "NotificationsEnabled",
-            .trayEnabled: "TrayEnabled", .skipSilence: "SkipSilence",
+            .trayEnabled: "TrayEnabled", .skipSilence: "SkipSilence", .systemAudio: "SystemAudio",
         ]
         #expect(names.count == RecorderProperty.allCases.count)
         for property in RecorderProperty.allCases { #expect(property.name == names[property]) }

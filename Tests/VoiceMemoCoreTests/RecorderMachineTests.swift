@@ -497,6 +497,34 @@ struct RecorderMachineTests {
         #expect(driver.send(.defaultsChanged(defaults)).isEmpty, "no change, no news")
     }
 
+    /// `Record` and `Toggle` take everything from the defaults, system audio included.
+    @Test(arguments: [true, false])
+    func theSystemAudioSettingReachesRecordAndToggle(usesToggle: Bool) {
+        var driver = MachineDriver()
+        var defaults = driver.machine.defaults
+        defaults.systemAudio = true
+        #expect(driver.send(.defaultsChanged(defaults)) == [.notify(.changed([.systemAudio]))])
+        driver.send(usesToggle ? .toggle(1, now: MachineDriver.now) : .record(1, now: MachineDriver.now))
+        #expect(driver.machine.open?.request.systemAudio == true)
+        #expect(driver.machine.open?.request.channelLayout == .mix)
+    }
+
+    /// Nothing names the recorded output yet: `ActiveOutput` stays empty and unannounced
+    /// through a call memo's whole life.
+    @Test func aCallMemoHasNoActiveOutputUntilTheCapturePathNamesOne() {
+        var driver = MachineDriver()
+        var effects = driver.send(.recordWithOptions(1, ["system-audio": .boolean(true)], now: MachineDriver.now))
+        let number = driver.number
+        effects += driver.send(.captureStarted(number, source: "mic")) + driver.send(.audioFlowing(number))
+        #expect(driver.machine.open?.request.systemAudio == true && driver.machine.open?.activeOutput == nil)
+        effects += driver.send(.stop(2))
+        effects += driver.send(
+            .captureEnded(number, .stopped, closeError: nil, recordedFrames: 960, now: MachineDriver.now))
+        var announced: [RecorderProperty] = []
+        for case .changed(let names) in effects.notifications { announced += names }
+        #expect(announced.contains(.activeSource) && !announced.contains(.activeOutput))
+    }
+
     @Test func levelsAreReportedWhileRecordingOnly() {
         var driver = MachineDriver()
         let number = driver.startRecording()
