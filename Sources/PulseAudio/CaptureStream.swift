@@ -7,6 +7,10 @@ public typealias CaptureSampleType = SampleType
 /// A recording stream from the audio server through `pa_simple`: blocking reads of
 /// interleaved frames, so it belongs to one thread (the capture thread).
 public final class CaptureStream: AudioCapture {
+    /// What ends the name of a call's stream of system audio, so the server monitor tells
+    /// it from the stream of the recording's input.
+    public static let systemAudioSuffix = " (system audio)"
+
     private let stream: OpaquePointer
     public let sourceName: String
     private let bytesPerFrame: Int

@@ -42,6 +42,8 @@ extension Pulse {
         var source: UInt32
         /// The process id its client wrote into its properties, if any.
         var processID: String?
+        /// The stream's name (its media name).
+        var name: String
     }
 
     /// A libpulse async context with the observer its callbacks reach; `free(_:)` ends both.
@@ -266,7 +268,8 @@ extension Pulse {
                     RecordStreamDescription(
                         index: info.index, source: info.source,
                         processID: pa_proplist_gets(info.proplist, PA_PROP_APPLICATION_PROCESS_ID).map(
-                            String.init(cString:))))
+                            String.init(cString:)),
+                        name: info.name.map { String(cString: $0) } ?? ""))
             }, end: end)
         track(
             pa_context_get_source_output_info_list(

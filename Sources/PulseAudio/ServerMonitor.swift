@@ -23,8 +23,11 @@ public struct ServerSnapshot: Equatable, Sendable {
     /// The default output (sink); empty when the server has none.
     public var defaultSink = ""
     public var sources: [Source]
-    /// The source this process's newest record stream is on; nil when it has none.
+    /// The source this process's newest record stream is on; nil when it has none. A call's
+    /// stream of system audio is not counted: it is `systemAudioSource`.
     public var capturingSource: String?
+    /// The source this process's newest stream of system audio is on; nil when it has none.
+    public var systemAudioSource: String?
 
     public init(defaultSource: String, sources: [Source], capturingSource: String? = nil) {
         self.defaultSource = defaultSource
@@ -159,7 +162,11 @@ public final class ServerMonitor: @unchecked Sendable {
             context,
             each: { stream in
                 guard stream.processID == ServerMonitor.processID else { return }
-                if builder.newestStream.map({ stream.index > $0.stream }) ?? true {
+                if stream.name.hasSuffix(CaptureStream.systemAudioSuffix) {
+                    if builder.newestSystemStream.map({ stream.index > $0.stream }) ?? true {
+                        builder.newestSystemStream = (stream.index, stream.source)
+                    }
+                } else if builder.newestStream.map({ stream.index > $0.stream }) ?? true {
                     builder.newestStream = (stream.index, stream.source)
                 }
             },
@@ -185,6 +192,8 @@ private final class SnapshotBuilder {
     var sourceNames: [UInt32: String] = [:]
     /// This process's newest record stream, and its source's index.
     var newestStream: (stream: UInt32, source: UInt32)?
+    /// This process's newest stream of system audio, and its source's index.
+    var newestSystemStream: (stream: UInt32, source: UInt32)?
 
     init(monitor: ServerMonitor) {
         self.monitor = monitor
@@ -192,6 +201,7 @@ private final class SnapshotBuilder {
 
     func finish() {
         snapshot.capturingSource = newestStream.flatMap { sourceNames[$0.source] }
+        snapshot.systemAudioSource = newestSystemStream.flatMap { sourceNames[$0.source] }
         monitor.deliver(snapshot)
     }
 }

@@ -32,6 +32,8 @@ public enum RecorderEffect: Equatable, Sendable {
     case giveUpCapture(RecordingNumber)
     /// Open the capture stream again (`afterLoss`: without waiting for the read in progress).
     case reopenCapture(RecordingNumber, afterLoss: Bool)
+    /// Open a call's system side again, on the default output, before its next fragment.
+    case reopenSystemAudio(RecordingNumber)
     /// Report levels as they are measured, or stop.
     case setMetering(RecordingNumber, isEnabled: Bool)
 

@@ -53,6 +53,11 @@ public enum RecorderEvent: Sendable {
     case captureLost(RecordingNumber, RecorderError)
     /// A lost (or reopened) stream delivers again, from `source`.
     case captureRestored(RecordingNumber, source: String)
+    /// A call's system side records the output `output` now (nil: it is lost and records
+    /// silence); `isStart` when the call has just begun, which is no route change.
+    case systemAudioChanged(RecordingNumber, output: String?, isStart: Bool)
+    /// A call's system side should record another output (see `OutputFollowing`).
+    case outputChanged
     /// A recording waiting for sound heard it.
     case soundStarted(RecordingNumber)
     /// A metering window was written.

@@ -67,6 +67,10 @@ public struct RecorderMachine: Sendable {
         case .captureFailedToStart(let number, let error): captureFailedToStart(number, error)
         case .captureLost(let number, let error): captureLost(number, error)
         case .captureRestored(let number, let source): captureRestored(number, source: source)
+        case .systemAudioChanged(let number, let output, let isStart):
+            systemAudioChanged(number, output: output, isStart: isStart)
+        case .outputChanged:
+            open.flatMap { $0.isCapturing && $0.request.systemAudio ? [.reopenSystemAudio($0.number)] : nil } ?? []
         case .soundStarted(let number): soundStarted(number)
         case .levelsMeasured(let number, let levels, let time):
             open?.number == number && state == .recording ? [.notify(.levels(levels, currentTime: time))] : []
@@ -563,6 +567,26 @@ public struct RecorderMachine: Sendable {
             change(&closed.recording)
             closing[number] = closed
         }
+    }
+
+    /// A call's system side moved to `output`, or was lost (nil). `RouteChanged` says so with
+    /// the outputs' names (an empty one: none): the default changed, the output went away, or
+    /// one came back.
+    private mutating func systemAudioChanged(_ number: RecordingNumber, output: String?, isStart: Bool)
+        -> [RecorderEffect]
+    {
+        guard let recording = open, recording.number == number, recording.activeOutput != output else { return [] }
+        let previous = recording.activeOutput
+        open?.activeOutput = output
+        let reason: RouteChangeReason? =
+            switch (previous, output) {
+            case (nil, nil): nil
+            case (nil, .some): isStart ? nil : .newDeviceAvailable
+            case (.some, nil): .oldDeviceUnavailable
+            case (.some, .some): .defaultChanged
+            }
+        let route = reason.map { [RecorderEffect.notify(.routeChanged($0, from: previous ?? "", to: output ?? ""))] }
+        return announce() + (route ?? [])
     }
 
     /// Moves the open recording to `phase` and announces what changed.

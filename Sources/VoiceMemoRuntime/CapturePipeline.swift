@@ -37,7 +37,7 @@ public final class CapturePipeline: @unchecked Sendable {
     public var onAudioFlowing: (() -> Void)?
     /// Called, for a call, with the output whose audio it records as its system side: once
     /// it starts, and whenever that changes (nil: the system side is lost and records silence).
-    public var onSystemAudioChanged: ((String?) -> Void)?
+    public var onSystemAudioChanged: ((_ output: String?, _ isStart: Bool) -> Void)?
     /// Called when a recording that waits for sound hears it; nothing is written until
     /// `attach(_:)` hands over the file, and the audio meanwhile is kept for it.
     public var onSoundStarted: (() -> Void)?
@@ -81,6 +81,8 @@ public final class CapturePipeline: @unchecked Sendable {
     /// Whether `onAudioFlowing` was delivered; set on the callback queue, read by the capture
     /// thread so that it stops asking after its first reads.
     private let hasAudioFlowed = Atomic<Bool>(false)
+    /// Set by `reopenSystemAudio()`, taken by the capture thread's `CaptureSet`.
+    private let isSystemAudioReopenRequested = Atomic<Bool>(false)
     /// Signalled by `stop()` and `giveUp()`: a thread waiting to reconnect stops waiting at once.
     private let reconnectWakeup = DispatchSemaphore(value: 0)
     /// The reads of the current capture thread (a new one after a hung thread is abandoned).
@@ -220,6 +222,13 @@ public final class CapturePipeline: @unchecked Sendable {
         startThread(watch: watch, isRestart: true)
     }
 
+    /// Opens a call's system side again, on the default output, before its next fragment;
+    /// `onSystemAudioChanged` reports where it records then.
+    public func reopenSystemAudio() {
+        dispatchPrecondition(condition: .onQueue(callbackQueue))
+        isSystemAudioReopenRequested.store(true, ordering: .relaxed)
+    }
+
     /// Ends the recording with `ending` now if the read in progress has stalled, or once it
     /// is late by `timeouts.readGrace`; otherwise the capture thread ends it after its read.
     private func endWithoutLateRead(_ ending: Ending) {
@@ -260,7 +269,7 @@ public final class CapturePipeline: @unchecked Sendable {
                     pipeline.onStarted?(.success(name))
                     pipeline.afterReadGrace { pipeline.announceAudioFlowing() }
                 }
-                if pipeline.request.systemAudio { pipeline.onSystemAudioChanged?(output) }
+                if pipeline.request.systemAudio { pipeline.onSystemAudioChanged?(output, !isRestart) }
             }
         } catch {
             guard isRestart else {
@@ -318,7 +327,8 @@ public final class CapturePipeline: @unchecked Sendable {
         guard request.systemAudio else { return CaptureSet(microphone: microphone) }
         let system: AudioCapture?
         do {
-            system = try backend.openSystemAudio(request: request, framesPerRead: framesPerRead)
+            system = try backend.openSystemAudio(
+                request: request, framesPerRead: CaptureSet.systemFramesPerRead(framesPerRead))
         } catch {
             guard !isStart else { throw error }
             system = nil
@@ -328,8 +338,10 @@ public final class CapturePipeline: @unchecked Sendable {
         return CaptureSet(
             microphone: microphone, system: system, request: request, framesPerRead: framesPerRead,
             openSystemAudio: { () throws(RecorderError) in
-                try backend.openSystemAudio(request: request, framesPerRead: framesPerRead)
-            })
+                try backend.openSystemAudio(
+                    request: request, framesPerRead: CaptureSet.systemFramesPerRead(framesPerRead))
+            },
+            takeReopenRequest: { [self] in isSystemAudioReopenRequested.exchange(false, ordering: .relaxed) })
     }
 
     /// Delivers `onAudioFlowing` unless it was delivered before.
@@ -467,9 +479,9 @@ public final class CapturePipeline: @unchecked Sendable {
         for event in events {
             switch event {
             case .lost:
-                deliver { $0.onSystemAudioChanged?(nil) }
+                deliver { $0.onSystemAudioChanged?(nil, false) }
             case .back(_, let name):
-                deliver { $0.onSystemAudioChanged?(name) }
+                deliver { $0.onSystemAudioChanged?(name, false) }
             }
         }
     }

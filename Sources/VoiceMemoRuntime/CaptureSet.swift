@@ -1,5 +1,4 @@
 import Dispatch
-import Synchronization
 import VoiceMemoCore
 
 /// What a recording reads each fragment from: its input alone, read straight into the memo's
@@ -7,10 +6,11 @@ import VoiceMemoCore
 /// timeline and mixed into it.
 ///
 /// Owned by the capture thread in charge, like the policy. In a call the microphone is the
-/// clock: it never loses a frame. The system side is read right after it (in steady state
-/// the same server cycle has filled both), padded or skipped as `InputAlignment` says, and
-/// filled with silence while it is lost, exactly one fragment per fragment of the microphone,
-/// so the timeline stays true; it is opened again with `ReconnectBackoff`'s pauses.
+/// timeline's clock: it never loses a frame, and the capture thread waits on it alone. The
+/// system side is read on a thread of its own (`SystemAudioReader`) and placed on the timeline
+/// by `InputAlignment` from the two streams' timings; what it has not delivered in time, or
+/// while it is lost, is silence, exactly as long as it lasts, so the timeline stays true. A
+/// lost side is opened again with `ReconnectBackoff`'s pauses.
 final class CaptureSet {
     /// What happened to one input of a call, for the pipeline to report.
     enum InputEvent {
@@ -28,18 +28,27 @@ final class CaptureSet {
         call = nil
     }
 
-    /// A call: `system` is open (nil: lost, to be opened again by `openSystemAudio`).
+    /// A call: `system` is open (nil: lost, to be opened again by `openSystemAudio`);
+    /// `takeReopenRequest` says, once, that it should be opened again (the default output
+    /// changed).
     init(
         microphone: AudioCapture, system: AudioCapture?, request: RecordingRequest, framesPerRead: Int,
-        openSystemAudio: @escaping () throws(RecorderError) -> AudioCapture
+        openSystemAudio: @escaping () throws(RecorderError) -> AudioCapture,
+        takeReopenRequest: @escaping () -> Bool
     ) {
         self.microphone = microphone
         call = Call(
-            system: system, request: request, framesPerRead: framesPerRead, openSystemAudio: openSystemAudio)
+            system: system, request: request, framesPerRead: framesPerRead, openSystemAudio: openSystemAudio,
+            takeReopenRequest: takeReopenRequest)
     }
 
+    /// Frames per read of a call's system side: half the microphone's, so the frames of a
+    /// fragment of the memo are complete at most half a fragment after the microphone's (the
+    /// two streams' fragments need not begin together), within `SystemAudioReader.arrivalWait`.
+    static func systemFramesPerRead(_ framesPerRead: Int) -> Int { framesPerRead / 2 }
+
     /// The output whose audio the call records; nil for a single input or while it is lost.
-    var systemAudioName: String? { call?.system?.sourceName }
+    var systemAudioName: String? { call?.reader?.name }
 
     /// Reads the next fragment of the memo into `slot` and measures it. A failure of the
     /// microphone is thrown (the capture is lost); one of the system side is not: the call
@@ -56,12 +65,6 @@ final class CaptureSet {
         return try call.read(microphone: microphone, into: slot, frames: frames)
     }
 
-    /// Asks for the system side to be opened again before the next fragment (the default
-    /// output changed). Safe from any thread.
-    func reopenSystemAudio() {
-        call?.isReopenRequested.store(true, ordering: .relaxed)
-    }
-
     /// What happened to the inputs since last asked.
     func takeEvents() -> [InputEvent] {
         guard let call, !call.events.isEmpty else { return [] }
@@ -72,46 +75,45 @@ final class CaptureSet {
 
 /// The part of a `CaptureSet` only a call has.
 private final class Call {
-    var system: AudioCapture?
+    private(set) var reader: SystemAudioReader?
     var events: [CaptureSet.InputEvent] = []
-    let isReopenRequested = Atomic<Bool>(false)
     private let openSystemAudio: () throws(RecorderError) -> AudioCapture
+    private let takeReopenRequest: () -> Bool
     private let mixer: InputMixer
     private let sampleType: SampleType
+    private let sampleRate: UInt32
     private let framesPerRead: Int
     private let bytesPerInputFrame: Int
     private var alignment: InputAlignment
     private let microphoneFragment: UnsafeMutableRawBufferPointer
     private let systemFragment: UnsafeMutableRawBufferPointer
-    private var isStarted = false
-    /// The system side was opened again and is placed on the timeline after its first read.
-    private var isRejoining = false
     /// Frames of the memo's timeline so far: where the next fragment goes.
     private var timelineFrames = 0
-    /// Steps on the system side still to be carried out, in frames.
-    private var systemPad = 0
-    private var systemSkip = 0
+    /// Where the system stream's frame 0 lies on the timeline; nil until a timing pair placed it.
+    private var systemOrigin: Int?
     private var backoff = ReconnectBackoff()
     /// When to try opening a lost system side again (monotonic nanoseconds).
     private var nextAttempt: UInt64 = 0
 
     init(
         system: AudioCapture?, request: RecordingRequest, framesPerRead: Int,
-        openSystemAudio: @escaping () throws(RecorderError) -> AudioCapture
+        openSystemAudio: @escaping () throws(RecorderError) -> AudioCapture, takeReopenRequest: @escaping () -> Bool
     ) {
-        self.system = system
         self.openSystemAudio = openSystemAudio
+        self.takeReopenRequest = takeReopenRequest
         self.framesPerRead = framesPerRead
+        sampleRate = request.sampleRate
         sampleType = request.format.sampleType(for: request.quality)
         mixer = InputMixer(layout: request.channelLayout, channels: Int(request.channels), sampleType: sampleType)
         bytesPerInputFrame = mixer.inputChannels * sampleType.byteCount
         alignment = InputAlignment(sampleRate: request.sampleRate)
         microphoneFragment = .allocate(byteCount: framesPerRead * bytesPerInputFrame, alignment: 16)
         systemFragment = .allocate(byteCount: framesPerRead * bytesPerInputFrame, alignment: 16)
-        if system == nil { lose(nil) }
+        if let system { attach(system) } else { scheduleAttempt() }
     }
 
     deinit {
+        reader?.close()
         microphoneFragment.deallocate()
         systemFragment.deallocate()
     }
@@ -120,33 +122,30 @@ private final class Call {
         throws(RecorderError) -> CapturedFragment
     {
         precondition(frames == framesPerRead, "a call reads whole fragments")
-        if !isStarted { try start(microphone: microphone) }
-        if isReopenRequested.exchange(false, ordering: .relaxed) {
-            system = nil  // one stream at a time: the old one closes before the new one opens
-            reopen(microphone: microphone)
-        } else if system == nil, DispatchTime.now().uptimeNanoseconds >= nextAttempt {
-            reopen(microphone: microphone)
+        if takeReopenRequest() {
+            let wasOpen = reader != nil
+            detach()  // one stream at a time: the old one closes before the new one opens
+            if let error = reopen(), wasOpen { events.append(.lost(.systemAudio, error)) }
+        } else if reader == nil, DispatchTime.now().uptimeNanoseconds >= nextAttempt {
+            _ = reopen()
         }
         try microphone.read(into: microphoneFragment)
-        readSystemSide()
+        if let failure = reader?.failure {
+            detach()
+            events.append(.lost(.systemAudio, failure))
+            scheduleAttempt()
+        }
+        place(microphone: microphone, frames: frames)
+        if let reader, let systemOrigin {
+            let first = timelineFrames - systemOrigin
+            reader.take(first..<(first + frames), into: systemFragment)
+        } else {
+            systemFragment.initializeMemory(as: UInt8.self, repeating: 0)
+        }
         timelineFrames += frames
         mixer.mix(
             microphone: UnsafeRawBufferPointer(microphoneFragment), system: UnsafeRawBufferPointer(systemFragment),
             frames: frames, into: slot)
-        if let system, isRejoining || alignment.isSampleDue(at: DispatchTime.now().uptimeNanoseconds),
-            let microphoneTiming = microphone.timing(), let systemTiming = system.timing()
-        {
-            // Both streams' next frames go at `timelineFrames` now: the moment a pair measures.
-            if isRejoining {
-                isRejoining = false
-                carryOut(
-                    alignment.rejoin(
-                        system: systemTiming, microphone: microphoneTiming, timelineFrames: timelineFrames),
-                    microphone: microphone)
-            } else {
-                carryOut(alignment.sample(microphone: microphoneTiming, system: systemTiming), microphone: microphone)
-            }
-        }
         return CapturedFragment(
             memo: sums(UnsafeRawBufferPointer(slot), channels: mixer.channels),
             inputs: [
@@ -155,99 +154,77 @@ private final class Call {
             ])
     }
 
-    /// Both streams are open: their first fragments (read and dropped) start them, and the
-    /// one whose audio began earlier skips the difference, so both sides are real audio from
-    /// the memo's first frame.
-    private func start(microphone: AudioCapture) throws(RecorderError) {
-        isStarted = true
-        try microphone.read(into: microphoneFragment)
-        guard let system else { return }
-        do { try system.read(into: systemFragment) } catch {
-            return lose(error)
-        }
-        if let microphoneTiming = microphone.timing(), let systemTiming = system.timing() {
-            carryOut(alignment.start(microphone: microphoneTiming, system: systemTiming), microphone: microphone)
-        }
-    }
-
-    /// Opens the system side again and places its audio on the timeline.
-    private func reopen(microphone: AudioCapture) {
-        do {
-            let opened = try openSystemAudio()
-            system = opened
-            systemPad = 0
-            systemSkip = 0
-            backoff = ReconnectBackoff()
-            events.append(.back(.systemAudio, name: opened.sourceName))
-            // Placed once its first fragment is read: a stream that has delivered nothing may
-            // have no timing yet.
-            isRejoining = true
-        } catch {
-            scheduleAttempt()
-        }
-    }
-
-    /// The system side's next fragment: its pending steps first, silence while it is lost.
-    private func readSystemSide() {
-        let bytes = framesPerRead * bytesPerInputFrame
-        guard let system else {
-            systemFragment.initializeMemory(as: UInt8.self, repeating: 0)
+    /// Places the system side on the timeline from a pair of timings taken now: the
+    /// microphone's, just after the read of the fragment that goes at `timelineFrames`, and
+    /// the system stream's, after its latest read. A stream not placed yet is placed by its
+    /// first pair; then `InputAlignment` refines the place as pairs come due. Without
+    /// timings (a server that gives none) the system side's audio goes where it arrives, a
+    /// fragment late: what it has delivered ends with the fragment before this one, so a
+    /// reader a little behind the microphone still has its frames there in time.
+    private func place(microphone: AudioCapture, frames: Int) {
+        // A fresh stream's first timings can be far off (its latency settles over its first
+        // reads): it is placed once it has delivered a few.
+        guard let reader, reader.framesRead >= Self.readsBeforePlacing * CaptureSet.systemFramesPerRead(frames),
+            systemOrigin == nil || alignment.isSampleDue(at: DispatchTime.now().uptimeNanoseconds)
+        else { return }
+        guard let systemTiming = reader.timing, let microphoneTiming = microphone.timing() else {
+            let delivered = reader.framesRead
+            if systemOrigin == nil && delivered > 0 { systemOrigin = timelineFrames + 2 * frames - delivered }
             return
         }
-        do {
-            while systemSkip > 0 {
-                let frames = min(systemSkip, framesPerRead)
-                try system.read(
-                    into: UnsafeMutableRawBufferPointer(rebasing: systemFragment[0..<(frames * bytesPerInputFrame)]))
-                systemSkip -= frames
-            }
-            let padFrames = min(systemPad, framesPerRead)
-            systemPad -= padFrames
-            let padBytes = padFrames * bytesPerInputFrame
-            UnsafeMutableRawBufferPointer(rebasing: systemFragment[0..<padBytes]).initializeMemory(
-                as: UInt8.self, repeating: 0)
-            if padBytes < bytes {
-                try system.read(into: UnsafeMutableRawBufferPointer(rebasing: systemFragment[padBytes..<bytes]))
-            }
-        } catch {
-            lose(error)
-            systemFragment.initializeMemory(as: UInt8.self, repeating: 0)
+        guard let origin = systemOrigin else {
+            // Where the step is measured from: the system's next frame right after this fragment.
+            let baseline = timelineFrames + frames - systemTiming.framesRead
+            let step = alignment.rejoin(
+                system: systemTiming, microphone: microphoneTiming, timelineFrames: timelineFrames + frames)
+            systemOrigin = baseline + Self.frames(step)
+            return
         }
+        systemOrigin = origin + Self.frames(alignment.sample(microphone: microphoneTiming, system: systemTiming))
     }
 
-    /// Carries out an alignment step: the microphone's skip at once (only a start asks one),
-    /// the system side's before its next frames.
-    private func carryOut(_ step: AlignmentStep, microphone: AudioCapture) {
+    /// Reads of a new system stream before its timing places it on the timeline.
+    private static let readsBeforePlacing = 3
+
+    /// How many frames later on the timeline a step puts the system side's audio.
+    private static func frames(_ step: AlignmentStep) -> Int {
         switch step {
-        case .none:
-            break
-        case .skip(.microphone, let frames):
-            var left = frames
-            while left > 0 {
-                let chunk = min(left, framesPerRead)
-                // The microphone is read again right after this; a failure shows there.
-                try? microphone.read(
-                    into: UnsafeMutableRawBufferPointer(rebasing: microphoneFragment[0..<(chunk * bytesPerInputFrame)]))
-                left -= chunk
-            }
-        case .skip(.systemAudio, let frames):
-            let cancelled = min(frames, systemPad)
-            systemPad -= cancelled
-            systemSkip += frames - cancelled
-        case .pad(.systemAudio, let frames):
-            let cancelled = min(frames, systemSkip)
-            systemSkip -= cancelled
-            systemPad += frames - cancelled
-        case .pad(.microphone, _):
-            preconditionFailure("the microphone is the timeline's clock: it is never padded")
+        case .none: 0
+        case .pad(.systemAudio, let frames): frames
+        case .skip(.systemAudio, let frames): -frames
+        case .pad(.microphone, _), .skip(.microphone, _):
+            preconditionFailure("the microphone is the timeline's clock: no step moves it")
         }
     }
 
-    /// The system side is gone (`error` nil: it never opened): silence until it opens again.
-    private func lose(_ error: RecorderError?) {
-        system = nil
-        if let error { events.append(.lost(.systemAudio, error)) }
-        scheduleAttempt()
+    /// Opens the system side again; it is placed on the timeline once it has delivered. The
+    /// error when it cannot be opened (then it is tried again after a pause).
+    private func reopen() -> RecorderError? {
+        do {
+            let opened = try openSystemAudio()
+            attach(opened)
+            backoff = ReconnectBackoff()
+            events.append(.back(.systemAudio, name: opened.sourceName))
+            return nil
+        } catch {
+            scheduleAttempt()
+            return error
+        }
+    }
+
+    private func attach(_ stream: AudioCapture) {
+        let reader = SystemAudioReader(
+            stream: stream, bytesPerFrame: bytesPerInputFrame,
+            framesPerRead: CaptureSet.systemFramesPerRead(framesPerRead), sampleRate: sampleRate)
+        reader.start()
+        self.reader = reader
+        systemOrigin = nil
+    }
+
+    private func detach() {
+        reader?.close()
+        reader = nil
+        systemOrigin = nil
     }
 
     private func scheduleAttempt() {

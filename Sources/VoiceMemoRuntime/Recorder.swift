@@ -184,6 +184,9 @@ public final class Recorder: @unchecked Sendable {
     /// Opens the open recording's capture stream again, for an input the server did not move it to.
     public func reopenCapture() { send(.inputChanged) }
 
+    /// A call's system side should record the default output again (see `OutputFollowing`).
+    public func followOutput() { send(.outputChanged) }
+
     /// Flushes the open memo's file to disk (audio and header) and calls `completion` on the
     /// recorder's queue; at once when no memo is being written. Before system sleep, it makes
     /// the file on disk hold every frame.
@@ -263,6 +266,8 @@ public final class Recorder: @unchecked Sendable {
             captures[number]?.pipeline?.giveUp()
         case .reopenCapture(let number, let afterLoss):
             captures[number]?.pipeline?.reopen(afterLoss: afterLoss)
+        case .reopenSystemAudio(let number):
+            captures[number]?.pipeline?.reopenSystemAudio()
         case .setMetering(let number, let isOn):
             captures[number]?.pipeline?.isMeteringEnabled = isOn
         case .scheduleStart(let number, let startTime):
@@ -329,6 +334,9 @@ public final class Recorder: @unchecked Sendable {
         pipeline.onEnded = { [weak self] ending, closeError in self?.captureEnded(number, ending, closeError) }
         pipeline.onCaptureLost = { [weak self] error in self?.send(.captureLost(number, error)) }
         pipeline.onCaptureRestored = { [weak self] source in self?.send(.captureRestored(number, source: source)) }
+        pipeline.onSystemAudioChanged = { [weak self] output, isStart in
+            self?.send(.systemAudioChanged(number, output: output, isStart: isStart))
+        }
         pipeline.onLevels = { [weak self] levels, time in
             self?.send(.levelsMeasured(number, levels, currentTime: time))
         }

@@ -62,6 +62,21 @@ final class AudioRouteService: @unchecked Sendable {
                 uniquingKeysWith: { first, _ in first }),
             capturing: snapshot.capturingSource)
         evaluate()
+        followOutput(snapshot)
+    }
+
+    /// Keeps a call's system side on the default output (see `OutputFollowing`).
+    private func followOutput(_ snapshot: ServerSnapshot) {
+        let active = recorder.activeOutput
+        let monitors = Dictionary(
+            snapshot.sources.compactMap { source in source.monitoredSink.map { ($0, source.name) } },
+            uniquingKeysWith: { first, _ in first })
+        if OutputFollowing.needsReopen(
+            activeOutput: active.isEmpty ? nil : active, defaultOutput: snapshot.defaultSink,
+            streamSource: snapshot.systemAudioSource, monitor: { monitors[$0] })
+        {
+            recorder.followOutput()
+        }
     }
 
     /// The open recording as the rules see it; nil while none is open or while the server

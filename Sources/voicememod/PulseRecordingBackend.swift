@@ -52,7 +52,8 @@ struct PulseRecordingBackend: RecordingBackend {
             return try CaptureStream(
                 source: monitor, sampleRate: request.sampleRate, channels: request.channels,
                 sampleType: request.format.sampleType(for: request.quality), framesPerRead: framesPerRead,
-                streamName: "\(request.title ?? "Voice memo") (system audio)", reportedName: output.sink)
+                streamName: (request.title ?? "Voice memo") + CaptureStream.systemAudioSuffix, reportedName: output.sink
+            )
         } catch {
             throw .audioServer("cannot record the system audio of the output '\(output.sink)' (\(error))")
         }

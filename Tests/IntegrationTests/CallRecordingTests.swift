@@ -36,12 +36,20 @@ final class CallRecordingTests: RecorderTestCase {
     }
 
     /// Records a call with `options` for about `seconds` and returns its file.
-    private func recordCall(_ options: [String: BusValue], seconds: Double) throws -> Memo {
+    /// `ActiveOutput` names the output the call records while it records, and nothing after.
+    private func recordCall(
+        _ options: [String: BusValue], seconds: Double, output: String = AudioDevices.speaker,
+        line: UInt = #line
+    ) throws -> Memo {
         var all = options
         all["system-audio"] = .boolean(true)
         let memo = try recorder.recordWithOptions(all)
-        try recorder.waitUntilRecorded(seconds)
-        XCTAssertEqual(try recorder.call("Stop").first?.objectPath, memo)
+        try waitUntil("ActiveOutput names \(output)", timeout: .seconds(2)) {
+            try recorder.property("ActiveOutput").string == output
+        }
+        try recorder.waitUntilRecorded(seconds, timeout: .seconds(seconds + 15))
+        XCTAssertEqual(try recorder.call("Stop").first?.objectPath, memo, line: line)
+        XCTAssertEqual(try recorder.property("ActiveOutput").string, "", "no memo open, no output", line: line)
         return Memo(try SoundFileReader(path: recorder.file(of: memo).path))
     }
 
@@ -59,10 +67,11 @@ final class CallRecordingTests: RecorderTestCase {
             sampleRate = file.sampleRate
         }
 
-        /// Two whole seconds of `channel` after the first 0.2 s: each tone is a whole number of
+        /// Two whole seconds of `channel` after the first half second (the system side is placed
+        /// on the timeline in its first fifth of a second): each tone is a whole number of
         /// cycles in it, so one tone's measure holds nothing of the other's.
         func twoSeconds(of channel: Int) throws -> [Float] {
-            let first = sampleRate / 5
+            let first = sampleRate / 2
             guard channels[channel].count >= first + 2 * sampleRate else {
                 throw FixtureError.unexpectedReply(
                     "the memo holds \(channels[channel].count) frames: too few to measure")
@@ -79,7 +88,7 @@ final class CallRecordingTests: RecorderTestCase {
 
     func testSplitPutsTheMicrophoneLeftAndTheSystemAudioRight() throws {
         try playBothSides()
-        let memo = try recordCall(["format": .string("wav"), "channel-layout": .string("split")], seconds: 2.5)
+        let memo = try recordCall(["format": .string("wav"), "channel-layout": .string("split")], seconds: 2.8)
         XCTAssertEqual(memo.channels.count, 2, "split records two channels whatever 'channels' says")
         let left = try memo.twoSeconds(of: 0)
         let right = try memo.twoSeconds(of: 1)
@@ -91,7 +100,7 @@ final class CallRecordingTests: RecorderTestCase {
 
     func testMixHalvesEachInput() throws {
         try playBothSides()
-        let memo = try recordCall(["format": .string("wav"), "channels": .uint32(1)], seconds: 2.5)
+        let memo = try recordCall(["format": .string("wav"), "channels": .uint32(1)], seconds: 2.8)
         XCTAssertEqual(memo.channels.count, 1)
         let mono = try memo.twoSeconds(of: 0)
         XCTAssertEqual(memo.level(mono, Stimulus.frequency), -12 - 6.02, accuracy: 0.3, "the microphone, −6.02 dB")
@@ -103,7 +112,7 @@ final class CallRecordingTests: RecorderTestCase {
     func testMixOfFullScaleInputsNeverClips() throws {
         try playBothSides(amplitude: 1)
         let memo = try recordCall(
-            ["format": .string("wav"), "quality": .string("max"), "channels": .uint32(2)], seconds: 2.5)
+            ["format": .string("wav"), "quality": .string("max"), "channels": .uint32(2)], seconds: 2.8)
         for (channel, samples) in memo.channels.enumerated() {
             let peak = samples.map(abs).max() ?? 0
             XCTAssertLessThanOrEqual(peak, 1, "channel \(channel): no sample past full scale")
@@ -111,6 +120,120 @@ final class CallRecordingTests: RecorderTestCase {
             XCTAssertEqual(memo.level(steady, Stimulus.frequency), -6.02, accuracy: 0.3, "channel \(channel)")
             XCTAssertEqual(memo.level(steady, Self.systemFrequency), -6.02, accuracy: 0.3, "channel \(channel)")
         }
+    }
+
+    /// Headphones plugged in mid-call: the system side follows the new default output within
+    /// a second, `RouteChanged` names both, and the microphone side has no gap.
+    func testTheSystemSideFollowsANewDefaultOutput() throws {
+        try playBothSides()
+        let server = fixture.audioServer
+        let headphones = "voicememo_headphones"
+        let module = try server.pactl(
+            AudioDevices.loadCommands[2].map {
+                $0 == "sink_name=\(AudioDevices.speaker)" ? "sink_name=\(headphones)" : $0
+            }
+        ).trimmingCharacters(in: .whitespacesAndNewlines)
+        defer { _ = try? server.pactl(["unload-module", module]) }
+        let headphonesFrequency = 1500.0
+        let headphonesTone = Stimulus(
+            session: fixture.session, server: server, sink: headphones, frequency: headphonesFrequency,
+            amplitude: Self.amplitude)
+        try headphonesTone.start()
+        defer { headphonesTone.stop() }
+
+        let memo = try recorder.recordWithOptions([
+            "format": .string("wav"), "system-audio": .boolean(true), "channel-layout": .string("split"),
+        ])
+        try recorder.waitUntilRecorded(2)
+        let mark = try recorder.markSignals()
+        let changed = ContinuousClock.now
+        _ = try server.pactl(["set-default-sink", headphones])
+        defer { _ = try? server.pactl(["set-default-sink", AudioDevices.speaker]) }
+        let route = try recorder.waitForSignal("RouteChanged", timeout: .seconds(3), after: mark) {
+            $0.arguments.last?.string == headphones
+        }
+        XCTAssertLessThan(ContinuousClock.now - changed, .seconds(1), "the system side follows within a second")
+        XCTAssertEqual(route.arguments.map(\.string), ["default-changed", AudioDevices.speaker, headphones])
+        XCTAssertEqual(try recorder.property("ActiveOutput").string, headphones)
+        try recorder.waitUntilRecorded(further: 2)
+        XCTAssertEqual(try recorder.call("Stop").first?.objectPath, memo)
+
+        let recorded = Memo(try SoundFileReader(path: recorder.file(of: memo).path))
+        let window = recorded.sampleRate / 100
+        let microphone = AudioAnalysis.tones(
+            in: Array(recorded.channels[0].dropFirst(recorded.sampleRate / 5)), frequencies: [Stimulus.frequency],
+            sampleRate: recorded.sampleRate, window: window)
+        XCTAssertFalse(microphone.isEmpty)
+        XCTAssertEqual(
+            microphone.firstIndex(of: nil).map { Double($0 * window) / Double(recorded.sampleRate) + 0.2 }, nil,
+            "the microphone side has no gap (seconds into the memo)")
+        let lastSecond = Array(recorded.channels[1].suffix(recorded.sampleRate))
+        XCTAssertEqual(recorded.level(lastSecond, headphonesFrequency), -12, accuracy: 0.5, "the headphones' audio")
+    }
+
+    /// The output goes away mid-call: the microphone side goes on without a gap, the system
+    /// side is silence, and it records again when an output comes back. The microphone is a
+    /// pipe source carrying a ramp, so every lost or repeated frame shows; the only output is
+    /// the speaker (PipeWire's session manager may put a silent stand-in in its place).
+    func testAnOutputThatGoesAwayLeavesSilenceUntilOneReturns() throws {
+        try fixture.removeDevices()
+        defer { try? fixture.restoreDevices() }
+        let server = fixture.audioServer
+        let microphone = try BurstInput(session: fixture.session, server: server, burst: 0.1)
+        defer { microphone.remove() }
+        _ = try server.pactl(["set-default-source", BurstInput.source])
+        var speakerModule = try server.pactl(AudioDevices.loadCommands[2]).trimmingCharacters(
+            in: .whitespacesAndNewlines)
+        defer { _ = try? server.pactl(["unload-module", speakerModule]) }
+        _ = try server.pactl(["set-default-sink", AudioDevices.speaker])
+        try waitUntil("the speaker is the default output", timeout: .seconds(5)) {
+            try server.pactl(["get-default-sink"]).trimmingCharacters(in: .whitespacesAndNewlines)
+                == AudioDevices.speaker
+        }
+        let tone = Stimulus(
+            session: fixture.session, server: server, sink: AudioDevices.speaker, frequency: Self.systemFrequency,
+            amplitude: Self.amplitude)
+        systemTone = tone
+        try tone.start()
+
+        let memo = try recorder.recordWithOptions([
+            "format": .string("wav"), "system-audio": .boolean(true), "channel-layout": .string("split"),
+        ])
+        microphone.start()
+        try recorder.waitUntilRecorded(1.5)
+        tone.stop()
+        var mark = try recorder.markSignals()
+        _ = try server.pactl(["unload-module", speakerModule])
+        let gone = try recorder.recordedSeconds()
+        _ = try recorder.waitForSignal("RouteChanged", timeout: .seconds(3), after: mark) {
+            $0.arguments.dropFirst().first?.string == AudioDevices.speaker
+        }
+        try recorder.waitUntilRecorded(further: 2)
+
+        mark = try recorder.markSignals()
+        let back = try recorder.recordedSeconds()
+        speakerModule = try server.pactl(AudioDevices.loadCommands[2]).trimmingCharacters(in: .whitespacesAndNewlines)
+        _ = try server.pactl(["set-default-sink", AudioDevices.speaker])
+        try tone.start()
+        _ = try recorder.waitForSignal("RouteChanged", timeout: .seconds(3), after: mark) {
+            $0.arguments.last?.string == AudioDevices.speaker
+        }
+        XCTAssertEqual(try recorder.property("ActiveOutput").string, AudioDevices.speaker)
+        try recorder.waitUntilRecorded(further: 1.5)
+        XCTAssertEqual(try recorder.call("Stop").first?.objectPath, memo)
+
+        let file = try SoundFileReader(path: recorder.file(of: memo).path)
+        let samples = file.readInt16()
+        let left = stride(from: 0, to: samples.count, by: 2).map { samples[$0] }
+        XCTAssertEqual(BurstInput.breaks(in: left), 0, "the microphone side has no gap and no repeat")
+        let right = stride(from: 1, to: samples.count, by: 2).map { Float(samples[$0]) / 32768 }
+        let rate = file.sampleRate
+        let silent = right[(Int((gone + 0.3) * Double(rate)))..<Int((back - 0.1) * Double(rate))]
+        XCTAssertEqual(silent.map(abs).max() ?? 1, 0, "the system side is silence while there is no output")
+        let lastSecond = Array(right.suffix(rate))
+        let level =
+            20 * log10(AudioAnalysis.sineAmplitude(lastSecond[...], frequency: Self.systemFrequency, sampleRate: rate))
+        XCTAssertEqual(level, -12, accuracy: 0.5, "the system side records the output that came back")
     }
 
     func testBadCallOptionsAreRefusedAndRecordNothing() throws {
@@ -168,7 +291,7 @@ final class CallRecordingTests: RecorderTestCase {
         let memo = try recorder.recordWithOptions([
             "format": .string("wav"), "system-audio": .boolean(true), "channel-layout": .string("split"),
         ])
-        try recorder.waitUntilRecorded(2.5)
+        try recorder.waitUntilRecorded(3)
         XCTAssertEqual(daemon.kill(), .signalled(SIGKILL))
         let restarted = try fixture.launchDaemon()
         defer { _ = restarted.stop() }
@@ -178,7 +301,7 @@ final class CallRecordingTests: RecorderTestCase {
         XCTAssertEqual(report.arguments.last?.boolean, false, "a crashed memo is reported as not successful")
         let file = try SoundFileReader(path: recorder.file(of: memo).path)
         XCTAssertEqual(file.channelCount, 2)
-        XCTAssertGreaterThanOrEqual(file.duration, 2.2, "at most the last fraction of a second is lost")
+        XCTAssertGreaterThanOrEqual(file.duration, 2.7, "at most the last fraction of a second is lost")
         let repaired = Memo(file)
         let right = try repaired.twoSeconds(of: 1)
         XCTAssertEqual(repaired.level(right, Self.systemFrequency), -12, accuracy: 0.3, "the system side survived")
