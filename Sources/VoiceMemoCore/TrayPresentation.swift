@@ -9,9 +9,11 @@ public enum TrayPresentation {
     }
 
     /// The recorder actions the menu offers (labelled by the daemon with the contract's
-    /// names for them).
+    /// names for them, but for a call's).
     public enum Action: CaseIterable, Sendable {
         case record
+        /// Record with system audio: the microphone and what the computer plays.
+        case recordCall
         case pause
         case resume
         case stop
@@ -62,7 +64,7 @@ public enum TrayPresentation {
     /// Whether `action` does something in `state` (the menu greys the others out).
     public static func isEnabled(_ action: Action, in state: RecorderState) -> Bool {
         switch action {
-        case .record: state == .idle
+        case .record, .recordCall: state == .idle
         case .pause: state == .recording
         case .resume: state == .paused
         case .stop, .cancel: state != .idle

@@ -234,6 +234,8 @@ final class StatusNotifierItemService {
         }
         switch command {
         case .recorder(.record): recorder.record { report($0.map { _ in }) }
+        case .recorder(.recordCall):
+            recorder.record(options: ["system-audio": .boolean(true)]) { report($0.map { _ in }) }
         case .recorder(.pause): recorder.pause(completion: report)
         case .recorder(.resume): report(Result { () throws(RecorderError) in try recorder.resume() })
         case .recorder(.stop): recorder.stop { report($0.map { _ in }) }

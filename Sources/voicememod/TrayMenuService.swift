@@ -80,18 +80,21 @@ final class TrayMenuService {
 
     // MARK: The layout
 
-    /// Fixed ids, so a host's open menu keeps pointing at the same actions; memos get 100…104.
+    /// Fixed ids, so a host's open menu keeps pointing at the same actions (a call's came
+    /// later: 12); memos get 100…104.
     private static let actionIDs: [TrayPresentation.Action: Int32] = [
-        .record: 1, .pause: 2, .resume: 3, .stop: 4, .cancel: 5,
+        .record: 1, .recordCall: 12, .pause: 2, .resume: 3, .stop: 4, .cancel: 5,
     ]
     private static let firstMemoID: Int32 = 100
 
     /// An action's label: the name of the recorder method it stands for, so the menu and
-    /// the bus speak alike.
+    /// the bus speak alike; a call is `RecordWithOptions` with system audio, which would
+    /// read as nothing, so it says what it does.
     private static func actionLabel(_ action: TrayPresentation.Action) -> String {
+        if action == .recordCall { return "Record call" }
         let method =
             switch action {
-            case .record: RecorderMember.record
+            case .record, .recordCall: RecorderMember.record
             case .pause: RecorderMember.pause
             case .resume: RecorderMember.resume
             case .stop: RecorderMember.stop

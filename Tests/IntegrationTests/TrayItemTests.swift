@@ -83,7 +83,7 @@ final class TrayItemTests: RecorderTestCase {
         XCTAssertTrue(
             FileManager.default.fileExists(atPath: themePath + "/hicolor/scalable/status/voicememo-recording.svg"))
         XCTAssertTrue(try fixture.session.busNameHasOwner(itemName), "the item owns \(itemName)")
-        XCTAssertEqual(try enabledLabels(), ["Record", "Open memo folder"])
+        XCTAssertEqual(try enabledLabels(), ["Record", "Record call", "Open memo folder"])
         XCTAssertTrue(
             try menuItems().contains { $0.label.hasPrefix("Input: ") && !$0.enabled }, "the input's name as a label")
 
@@ -127,6 +127,15 @@ final class TrayItemTests: RecorderTestCase {
         XCTAssertEqual(idleTicks, 0, "no tooltip refresh while idle")
         XCTAssertFalse(daemon.log.contains("tray"), "no watcher, no log line: \(daemon.log)")
         XCTAssertFalse(daemon.log.contains("StatusNotifier"), "no watcher, no log line: \(daemon.log)")
+
+        // "Record call" records the microphone and the default output.
+        try click("Record call")
+        try waitForState("recording")
+        try waitUntil("the call records the speaker", timeout: .seconds(2)) {
+            try self.recorder.property("ActiveOutput").string == AudioDevices.speaker
+        }
+        try click("Stop")
+        try waitForState("idle")
     }
 
     func testBadMenuCallsGetClearErrors() throws {

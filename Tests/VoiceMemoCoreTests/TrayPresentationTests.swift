@@ -26,7 +26,7 @@ struct TrayPresentationTests {
     }
 
     @Test(arguments: [
-        (RecorderState.idle, [TrayPresentation.Action.record]),
+        (RecorderState.idle, [TrayPresentation.Action.record, .recordCall]),
         (.scheduled, [.stop, .cancel]),
         (.recording, [.pause, .stop, .cancel]),
         (.paused, [.resume, .stop, .cancel]),
