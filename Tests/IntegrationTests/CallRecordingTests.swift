@@ -236,6 +236,34 @@ final class CallRecordingTests: RecorderTestCase {
         XCTAssertEqual(level, -12, accuracy: 0.5, "the system side records the output that came back")
     }
 
+    /// What works for one input works for two: a call paused and resumed is one memo, and a
+    /// duration ends it at exactly its length, both sides whole after the pause.
+    func testACallPausesResumesAndEndsAtItsDuration() throws {
+        try playBothSides()
+        let memo = try recorder.recordWithOptions([
+            "format": .string("wav"), "system-audio": .boolean(true), "channel-layout": .string("split"),
+            "duration": .double(3),
+        ])
+        try recorder.waitUntilRecorded(1)
+        try recorder.call("Pause")
+        XCTAssertEqual(try recorder.state, "paused")
+        let whilePaused = try SoundFileReader(path: recorder.file(of: memo).path)
+        XCTAssertEqual(whilePaused.channelCount, 2)
+        XCTAssertEqual(whilePaused.duration, 1.0, accuracy: 0.15, "the file is valid on disk while paused")
+        try recorder.call("Resume")
+        let finished = try recorder.waitForSignal("RecordingFinished", timeout: .seconds(8)) {
+            $0.arguments.first?.objectPath == memo
+        }
+        XCTAssertEqual(finished.arguments.last?.boolean, true)
+        let recorded = Memo(try SoundFileReader(path: recorder.file(of: memo).path))
+        XCTAssertEqual(Double(recorded.channels[0].count) / Double(recorded.sampleRate), 3.0, accuracy: 0.05)
+        // The last second, well after the resume (a whole number of cycles of both tones).
+        let left = Array(recorded.channels[0].suffix(recorded.sampleRate))
+        let right = Array(recorded.channels[1].suffix(recorded.sampleRate))
+        XCTAssertEqual(recorded.level(left, Stimulus.frequency), -12, accuracy: 0.3, "the microphone after the resume")
+        XCTAssertEqual(recorded.level(right, Self.systemFrequency), -12, accuracy: 0.3, "the system after the resume")
+    }
+
     func testBadCallOptionsAreRefusedAndRecordNothing() throws {
         let invalid = ContractError.invalidArgument.name.rawValue
         let cases: [(options: [String: BusValue], mentions: [String])] = [
