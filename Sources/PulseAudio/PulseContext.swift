@@ -212,16 +212,19 @@ extension Pulse {
     /// Asks for the server's default source; `reply` gets its name (empty if the server
     /// has none or the request failed). Not called if the context goes away first.
     static func requestDefaultSource(_ context: AsyncContext, reply: @escaping (String) -> Void) {
-        requestDefaults(context) { source, _ in reply(source) }
+        requestDefaults(context) { source, _, _ in reply(source) }
     }
 
-    /// Asks for the server's default source and sink (empty when it has none).
-    static func requestDefaults(_ context: AsyncContext, reply: @escaping (_ source: String, _ sink: String) -> Void) {
+    /// Asks for the server's default source and sink (empty when it has none), and its name.
+    static func requestDefaults(
+        _ context: AsyncContext, reply: @escaping (_ source: String, _ sink: String, _ serverName: String) -> Void
+    ) {
         let box = Reply { raw in
             let info = raw?.assumingMemoryBound(to: pa_server_info.self).pointee
             reply(
                 info?.default_source_name.map(String.init(cString:)) ?? "",
-                info?.default_sink_name.map(String.init(cString:)) ?? "")
+                info?.default_sink_name.map(String.init(cString:)) ?? "",
+                info?.server_name.map(String.init(cString:)) ?? "")
         }
         track(
             pa_context_get_server_info(

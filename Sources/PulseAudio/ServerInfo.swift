@@ -22,7 +22,7 @@ public enum ServerInfo {
     /// The server's default output and its monitor; nil when the server has no output.
     public static func defaultOutput() throws(PulseError) -> OutputDevice? {
         try ServerQuery { context, answer in
-            Pulse.requestDefaults(context) { _, sink in
+            Pulse.requestDefaults(context) { _, sink, _ in
                 guard !sink.isEmpty else { return answer(nil) }
                 var monitor: String?
                 Pulse.requestSources(

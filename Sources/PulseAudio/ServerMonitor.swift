@@ -22,6 +22,8 @@ public struct ServerSnapshot: Equatable, Sendable {
     public var defaultSource: String
     /// The default output (sink); empty when the server has none.
     public var defaultSink = ""
+    /// The server's own name (`pulseaudio`, or pipewire-pulse's `PulseAudio (on PipeWire …)`).
+    public var serverName = ""
     public var sources: [Source]
     /// The source this process's newest record stream is on; nil when it has none. A call's
     /// stream of system audio is not counted: it is `systemAudioSource`.
@@ -58,6 +60,7 @@ public final class ServerMonitor: @unchecked Sendable {
     private var isClosed = false
     private let knownDefaultSource = Mutex<String?>(nil)
     private let knownDefaultOutput = Mutex<OutputDevice?>(nil)
+    private let knownServerName = Mutex<String?>(nil)
 
     /// The server's default input as of the last snapshot; nil while the server is gone or
     /// not heard from yet. Any thread may ask: a recording's start learns where it will
@@ -66,6 +69,10 @@ public final class ServerMonitor: @unchecked Sendable {
 
     /// The server's default output as of the last snapshot, like `defaultSource`.
     public var defaultOutput: OutputDevice? { knownDefaultOutput.withLock { $0 } }
+
+    /// How capture streams on the server are best timed, as of the last snapshot; nil while
+    /// the server is gone or not heard from yet.
+    public var captureTiming: CaptureTiming? { knownServerName.withLock { $0 }.map(CaptureTiming.init(serverName:)) }
 
     /// A monitor delivering on `queue`; it connects once `start(onSnapshot:)` is called.
     public init(queue: DispatchQueue) {
@@ -146,9 +153,10 @@ public final class ServerMonitor: @unchecked Sendable {
         guard let context else { return }
         // Each request's callbacks hold the builder until libpulse is done with the request.
         let builder = SnapshotBuilder(monitor: self)
-        Pulse.requestDefaults(context) { source, sink in
+        Pulse.requestDefaults(context) { source, sink, serverName in
             builder.snapshot.defaultSource = source
             builder.snapshot.defaultSink = sink
+            builder.snapshot.serverName = serverName
         }
         Pulse.requestSources(context) { source in
             builder.sourceNames[source.index] = source.name
@@ -181,6 +189,7 @@ public final class ServerMonitor: @unchecked Sendable {
     fileprivate func deliver(_ snapshot: ServerSnapshot?) {
         knownDefaultSource.withLock { $0 = snapshot.map(\.defaultSource).flatMap { $0.isEmpty ? nil : $0 } }
         knownDefaultOutput.withLock { $0 = snapshot?.defaultOutput }
+        knownServerName.withLock { $0 = snapshot.map(\.serverName).flatMap { $0.isEmpty ? nil : $0 } }
         queue.async { [onSnapshot] in onSnapshot(snapshot) }
     }
 }

@@ -15,6 +15,8 @@ public enum RecorderMember {
     public static let toggle = BusMethodDeclaration("Toggle", out: [BusArgument("state", "s")])
     public static let stopPlayback = BusMethodDeclaration("StopPlayback")
     public static let getLevels = BusMethodDeclaration("GetLevels", out: [averageDecibels, peakDecibels])
+    /// Each input's levels, the loudest of its channels: for a panel with a bar per input.
+    public static let getInputLevels = BusMethodDeclaration("GetInputLevels", out: [averageDecibels, peakDecibels])
     public static let watchLevels = BusMethodDeclaration("WatchLevels")
     public static let unwatchLevels = BusMethodDeclaration("UnwatchLevels")
 
@@ -30,7 +32,10 @@ public enum RecorderMember {
         "RouteChanged",
         [BusArgument("reason", "s"), BusArgument("previous_source", "s"), BusArgument("current_source", "s")])
     public static let levels = BusSignalDeclaration(
-        "Levels", [averageDecibels, peakDecibels, BusArgument("current_time", "d")])
+        "Levels", [averageDecibels, peakDecibels, currentTimeArgument])
+    /// Follows each `Levels` while a call records: the microphone's, then the system audio's.
+    public static let inputLevels = BusSignalDeclaration(
+        "InputLevels", [averageDecibels, peakDecibels, currentTimeArgument])
 
     // MARK: Properties
 
@@ -59,12 +64,13 @@ public enum RecorderMember {
 
     /// Every method, in the published order.
     public static let methods = [
-        record, recordWithOptions, pause, resume, stop, cancel, toggle, stopPlayback, getLevels, watchLevels,
-        unwatchLevels,
+        record, recordWithOptions, pause, resume, stop, cancel, toggle, stopPlayback, getLevels, getInputLevels,
+        watchLevels, unwatchLevels,
     ]
     /// Every signal, in the published order.
     public static let signals = [
         recordingFinished, encodeError, playbackFinished, decodeError, interruption, routeChanged, levels,
+        inputLevels,
     ]
     /// Every property, in the published order.
     public static let properties = [
@@ -78,4 +84,5 @@ public enum RecorderMember {
     private static let message = BusArgument("message", "s")
     private static let averageDecibels = BusArgument("average_db", "ad")
     private static let peakDecibels = BusArgument("peak_db", "ad")
+    private static let currentTimeArgument = BusArgument("current_time", "d")
 }

@@ -7,9 +7,9 @@ public protocol AudioCapture: AnyObject {
     var sourceName: String { get }
     /// Fills `buffer` completely with captured frames.
     func read(into buffer: UnsafeMutableRawBufferPointer) throws(RecorderError)
-    /// The stream's timing just now: the frames read so far and what it has captured and not
-    /// yet delivered; nil when the server says nothing of it. A call's two inputs are aligned
-    /// by it.
+    /// The stream's timing: enough to tell when its frame 0 was captured (see `StreamTiming`);
+    /// nil before its first read or when the back end cannot tell. A call's two inputs are
+    /// aligned by it.
     func timing() -> StreamTiming?
 }
 

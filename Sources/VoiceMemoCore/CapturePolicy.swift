@@ -68,8 +68,9 @@ public enum CaptureAction: Equatable, Sendable {
     case drop(count: Int)
     /// Bring the file on disk up to date (header included), and tell whoever waits for that.
     case synchronize
-    /// A metering window ended with `levels`, at `time` seconds of the memo.
-    case reportLevels(Levels, time: Double)
+    /// A metering window ended with `levels` (the memo's) and each input's, in `CaptureInput`
+    /// order, at `time` seconds of the memo.
+    case reportLevels(Levels, inputs: [Levels], time: Double)
     /// The first audio has been read: the input works.
     case reportAudioFlowing
     /// A recording that waits for sound heard it; its file can be made.
@@ -308,11 +309,12 @@ public struct CapturePolicy: Sendable {
     /// Reports a full metering window; the silence ending, if it brings one.
     private mutating func endWindow(into actions: inout [CaptureAction]) -> CaptureEnding? {
         let levels = window.memo.levels
+        let inputLevels = window.inputs.map(\.levels)
         let frames = window.memo.frameCount
         // Silent when every input is: a call's far side speaking is not silence.
         let isSilent = window.inputs.allSatisfy { ($0.levels.average.max() ?? Levels.floor) < silenceThreshold }
         startWindow()
-        actions.append(.reportLevels(levels, time: Double(recordedFrames) / sampleRate))
+        actions.append(.reportLevels(levels, inputs: inputLevels, time: Double(recordedFrames) / sampleRate))
         let isPreRoll = recordedFrames <= preRollFrames
         silentFrames = isSilent && !isPreRoll ? silentFrames + frames : 0
         if let silenceFrameLimit, silentFrames >= silenceFrameLimit { return .silenceReached }

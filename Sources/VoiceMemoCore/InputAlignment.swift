@@ -1,8 +1,9 @@
-/// A stream's timing as the audio server reports it just after a read: enough to tell when
-/// the stream's frame 0 was captured.
+/// A stream's timing after a read: enough to tell when the stream's frame 0 was captured.
 ///
-/// The latency is what the stream has captured and not yet delivered, so its next frame was
+/// The latency is what the stream had captured and not yet delivered, so its next frame was
 /// captured at `clock − latency`, and its frame 0 at `clock − latency − framesRead / rate`.
+/// (The PulseAudio back end tells the latency from its reads' deliveries: see
+/// `DeliveryTiming`.)
 public struct StreamTiming: Equatable, Sendable {
     /// Frames taken from the stream since it was opened, skipped ones included (padding adds
     /// none: that silence is not the stream's).
@@ -45,21 +46,27 @@ public enum AlignmentStep: Equatable, Sendable {
 ///   real audio from frame 0. More than a fragment or less, it is just a count of frames.
 /// - `rejoin`: a system stream opened again mid-memo is padded or skipped to where its
 ///   audio belongs.
-/// - `sample`: one pair can be off by a hiccup between its two measurements, so the first
-///   ten pairs after a start or a rejoin (one per fragment, about 200 ms) give one correction
-///   from their median; then a pair every ten seconds gives one from the median of the last
-///   five. A median ignores the odd late measurement, and nothing is corrected inside a dead
-///   band of 2 ms, so the jitter of timings on one server clock never moves a frame, while
-///   two device clocks drifting apart (a USB microphone, a sound card's output) are held to
-///   a few milliseconds.
+/// - `sample`: one pair can be off by a hiccup between its two measurements, and a new
+///   stream's timing is rough until it has delivered for a while, so after a start or a
+///   rejoin a pair per fragment gives a correction at half a second and another at a second
+///   and a half, each from the median of the last five pairs (the second because the other
+///   stream's timing may still be from before it lost audio as the server changed its graph);
+///   then a pair every second gives one from the median of the last five. A median ignores
+///   the odd late measurement, and nothing is corrected inside a dead band of 2 ms, so the
+///   jitter of timings on one server clock never moves a frame, while a stream that lost
+///   audio (a stall, a server reconfiguring its graph as the default output changes) or two
+///   device clocks drifting apart (a USB microphone, a sound card's output) are followed
+///   within seconds.
 public struct InputAlignment: Sendable {
-    /// Pairs, one per fragment, whose median gives the first correction after a start or a
-    /// rejoin.
-    public static let settlingPairs = 10
+    /// Pairs, one per fragment, after a start or a rejoin (a second and a half); the median
+    /// of the last `steadyPairs` gives a correction after all of them, and one after the
+    /// first `firstSettlingCorrection` (half a second).
+    public static let settlingPairs = 75
+    public static let firstSettlingCorrection = 25
     /// Seconds between the pairs after those.
-    public static let sampleInterval = 10.0
-    /// The pairs (the newest) whose median gives each later correction: one outlier among
-    /// them moves nothing, a real shift is followed within three pairs.
+    public static let sampleInterval = 1.0
+    /// The pairs (the newest) whose median gives each correction: one outlier among them
+    /// moves nothing, a real shift is followed within three pairs.
     public static let steadyPairs = 5
     /// The error, in seconds, below which nothing is corrected: above a pair's jitter, well
     /// within the 5 ms the inputs must agree to.
@@ -151,11 +158,12 @@ public struct InputAlignment: Sendable {
             estimates.append(estimate)
             guard estimates.count == Self.settlingPairs else {
                 refinement = .settling(estimates: estimates)
-                return .none
+                guard estimates.count == Self.firstSettlingCorrection else { return .none }
+                return correct(toward: Self.median(estimates.suffix(Self.steadyPairs)))
             }
-            // The next pairs start afresh: these ten are over a fifth of a second, not ten seconds.
+            // The next pairs start afresh: these came one per fragment, not one a second.
             refinement = .steady(estimates: [], lastClock: microphone.clock)
-            return correct(toward: Self.median(estimates))
+            return correct(toward: Self.median(estimates.suffix(Self.steadyPairs)))
         case .steady(var estimates, _):
             estimates.append(estimate)
             if estimates.count > Self.steadyPairs {
@@ -196,7 +204,7 @@ public struct InputAlignment: Sendable {
         return frames < 0 ? .skip(.systemAudio, frames: -frames) : .none
     }
 
-    private static func median(_ values: [Double]) -> Double {
+    private static func median(_ values: some Collection<Double>) -> Double {
         let sorted = values.sorted()
         let middle = sorted.count / 2
         return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2

@@ -107,6 +107,7 @@ public enum RecorderNotification: Equatable, Sendable {
     case interruption(InterruptionReason, began: Bool, shouldResume: Bool)
     /// The source feeding the recording changed.
     case routeChanged(RouteChangeReason, from: String, to: String)
-    /// A metering window was recorded (only while metering and recording).
-    case levels(Levels, currentTime: Double)
+    /// A metering window was recorded (only while metering and recording): the memo's levels
+    /// and each input's, in `CaptureInput` order.
+    case levels(Levels, inputs: [Levels], currentTime: Double)
 }

@@ -60,8 +60,8 @@ public enum RecorderEvent: Sendable {
     case outputChanged
     /// A recording waiting for sound heard it.
     case soundStarted(RecordingNumber)
-    /// A metering window was written.
-    case levelsMeasured(RecordingNumber, Levels, currentTime: Double)
+    /// A metering window was written: the memo's levels and each input's.
+    case levelsMeasured(RecordingNumber, Levels, inputs: [Levels], currentTime: Double)
     /// The capture is over and the file closed (`closeError` when closing failed), at `now`.
     case captureEnded(RecordingNumber, CaptureEnding, closeError: RecorderError?, recordedFrames: Int, now: Date)
 

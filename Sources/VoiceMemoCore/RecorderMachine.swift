@@ -72,8 +72,9 @@ public struct RecorderMachine: Sendable {
         case .outputChanged:
             open.flatMap { $0.isCapturing && $0.request.systemAudio ? [.reopenSystemAudio($0.number)] : nil } ?? []
         case .soundStarted(let number): soundStarted(number)
-        case .levelsMeasured(let number, let levels, let time):
-            open?.number == number && state == .recording ? [.notify(.levels(levels, currentTime: time))] : []
+        case .levelsMeasured(let number, let levels, let inputs, let time):
+            open?.number == number && state == .recording
+                ? [.notify(.levels(levels, inputs: inputs, currentTime: time))] : []
         case .captureEnded(let number, let ending, let closeError, let frames, let now):
             captureEnded(number, ending, closeError: closeError, recordedFrames: frames, now: now)
         case .startTimeReached(let number): startTimeReached(number)
@@ -571,7 +572,8 @@ public struct RecorderMachine: Sendable {
 
     /// A call's system side moved to `output`, or was lost (nil). `RouteChanged` says so with
     /// the outputs' names (an empty one: none): the default changed, the output went away, or
-    /// one came back.
+    /// one came back; an `output-lost` interruption begins with the loss and ends with the
+    /// return, while the memo goes on recording the microphone.
     private mutating func systemAudioChanged(_ number: RecordingNumber, output: String?, isStart: Bool)
         -> [RecorderEffect]
     {
@@ -585,8 +587,16 @@ public struct RecorderMachine: Sendable {
             case (.some, nil): .oldDeviceUnavailable
             case (.some, .some): .defaultChanged
             }
-        let route = reason.map { [RecorderEffect.notify(.routeChanged($0, from: previous ?? "", to: output ?? ""))] }
-        return announce() + (route ?? [])
+        guard let reason else { return announce() }
+        let route = RecorderEffect.notify(.routeChanged(reason, from: previous ?? "", to: output ?? ""))
+        switch reason {
+        case .oldDeviceUnavailable:
+            return announce() + [route, .notify(.interruption(.outputLost, began: true, shouldResume: true))]
+        case .newDeviceAvailable:
+            return announce() + [route, .notify(.interruption(.outputLost, began: false, shouldResume: true))]
+        default:
+            return announce() + [route]
+        }
     }
 
     /// Moves the open recording to `phase` and announces what changed.

@@ -28,6 +28,9 @@ public enum InterruptionReason: String, Sendable, CaseIterable {
     case sessionInactive = "session-inactive"
     case deviceLost = "device-lost"
     case inputMuted = "input-muted"
+    /// A call's system side lost its output: the microphone goes on, the system side is
+    /// silence until an output is back. It does not make the recorder interrupted.
+    case outputLost = "output-lost"
 }
 
 /// Why the audio route changed, as the contract's `RouteChanged` signal spells it.

@@ -27,7 +27,7 @@ public enum TrayPresentation {
         public var iconName: String
         /// The tooltip's first line.
         public var tooltipTitle: String
-        /// The tooltip's further lines: the input and the memo's title.
+        /// The tooltip's further lines: the input (a call's output too) and the memo's title.
         public var tooltipBody: String
     }
 
@@ -41,9 +41,12 @@ public enum TrayPresentation {
     /// The icon for `state`: `voicememo-<state>`.
     public static func iconName(of state: RecorderState) -> String { "voicememo-\(state.rawValue)" }
 
-    /// The item's look; `time` is the seconds recorded, `input` the live input's name and
-    /// `title` the open memo's title (either may be empty).
-    public static func appearance(state: RecorderState, time: Double, input: String, title: String) -> Appearance {
+    /// The item's look; `time` is the seconds recorded, `input` the live input's name,
+    /// `output` the output a call records as system audio, and `title` the open memo's title
+    /// (any may be empty).
+    public static func appearance(
+        state: RecorderState, time: Double, input: String, output: String = "", title: String
+    ) -> Appearance {
         let heading: String
         switch state {
         case .idle: heading = "Voice memos: idle"
@@ -54,6 +57,7 @@ public enum TrayPresentation {
         }
         var lines: [String] = []
         if !input.isEmpty { lines.append("Input: \(input)") }
+        if !output.isEmpty { lines.append("Output: \(output) (system audio)") }
         if !title.isEmpty, state != .idle { lines.append("Memo: \(title)") }
         if state == .idle { lines.append("Click to record") }
         return Appearance(

@@ -28,8 +28,9 @@ public final class CapturePipeline: @unchecked Sendable {
     /// a stalled one delivers audio again; audio goes on into the same file.
     public var onCaptureRestored: ((String) -> Void)?
     /// Called after each metering window (about 100 ms) of written audio while
-    /// `isMeteringEnabled`, with the levels and the recorded time at its end.
-    public var onLevels: ((Levels, Double) -> Void)?
+    /// `isMeteringEnabled`, with the memo's levels, each input's and the recorded time at its
+    /// end.
+    public var onLevels: ((Levels, [Levels], Double) -> Void)?
     /// Called once, when the first audio has been read: from then on the file (or, waiting
     /// for sound, the pre-roll) holds what the input hears. An input that delivers in bursts
     /// may hold its first audio back for seconds; then it is called once the stream has been
@@ -59,8 +60,10 @@ public final class CapturePipeline: @unchecked Sendable {
     /// the watch and the reconnect semaphore.
     private struct Shared {
         var requests: CaptureRequests
-        /// The levels of the last metering window; silence while paused.
+        /// The levels of the last metering window, the memo's and each input's; silence
+        /// while paused.
         var levels: Levels
+        var inputLevels: [Levels]
         /// Callers of `synchronize(completion:)` waiting for the capture thread.
         var synchronizations: [@Sendable () -> Void] = []
 
@@ -109,7 +112,7 @@ public final class CapturePipeline: @unchecked Sendable {
         self.shared = Mutex(
             Shared(
                 requests: CaptureRequests(isFileAttached: sink != nil),
-                levels: .silence(channels: Int(request.channels))))
+                levels: .silence(channels: Int(request.channels)), inputLevels: Self.silentInputs(request)))
     }
 
     /// The file, if it exists yet, as of this moment: for closing it, on either side. (The
@@ -135,6 +138,15 @@ public final class CapturePipeline: @unchecked Sendable {
     /// The levels of the last metering window; silence while paused.
     public var levels: Levels { shared.withLock { $0.levels } }
 
+    /// Each input's levels in the last metering window, in `CaptureInput` order; silence
+    /// while paused.
+    public var inputLevels: [Levels] { shared.withLock { $0.inputLevels } }
+
+    /// Silence on each input `request` records (one channel each: a silent meter has no more).
+    public static func silentInputs(_ request: RecordingRequest) -> [Levels] {
+        Array(repeating: .silence(channels: 1), count: request.systemAudio ? 2 : 1)
+    }
+
     /// Frames written to the file so far (pauses excluded).
     public var recordedFrames: Int { recordedFrameCount.load(ordering: .relaxed) }
 
@@ -154,11 +166,13 @@ public final class CapturePipeline: @unchecked Sendable {
     public func pause(droppingHeldAudio: Bool = false) {
         dispatchPrecondition(condition: .onQueue(callbackQueue))
         let silence = Levels.silence(channels: Int(request.channels))
+        let silentInputs = Self.silentInputs(request)
         // One lock: the capture thread sees the drop with the pause, and publishes no levels after.
         shared.withLock { shared in
             shared.requests.isPaused = true
             if droppingHeldAudio { shared.requests.dropsHeldAudio = true }
             shared.levels = silence
+            shared.inputLevels = silentInputs
         }
     }
 
@@ -456,7 +470,7 @@ public final class CapturePipeline: @unchecked Sendable {
             case .synchronize:
                 do { try sink?.synchronize() } catch { return .ended(.writeFailed(error)) }
                 for completion in takeSynchronizations() { callbackQueue.async(execute: completion) }
-            case .reportLevels(let levels, let time): publish(levels, time: time)
+            case .reportLevels(let levels, let inputs, let time): publish(levels, inputs: inputs, time: time)
             case .reportAudioFlowing:
                 if !hasAudioFlowed.load(ordering: .relaxed) { deliver { $0.announceAudioFlowing() } }
             case .reportSoundStarted: deliver { $0.onSoundStarted?() }
@@ -506,16 +520,17 @@ public final class CapturePipeline: @unchecked Sendable {
         onCaptureLost?(timeouts.stallLoss)
     }
 
-    private func publish(_ levels: Levels, time: Double) {
+    private func publish(_ levels: Levels, inputs: [Levels], time: Double) {
         // Held-back audio written as a pause begins is old news: a paused meter reads silence.
         // Checked under the lock `pause()` silences the meter under, so none slips in after.
         let isReported = shared.withLock { shared in
             guard !shared.requests.isPaused else { return false }
             shared.levels = levels
+            shared.inputLevels = inputs
             return shared.requests.isMeteringEnabled
         }
         guard isReported else { return }
-        deliver { $0.onLevels?(levels, time) }
+        deliver { $0.onLevels?(levels, inputs, time) }
     }
 
     private func closeSink() -> RecorderError? {

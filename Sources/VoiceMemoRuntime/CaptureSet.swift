@@ -162,8 +162,8 @@ private final class Call {
     /// fragment late: what it has delivered ends with the fragment before this one, so a
     /// reader a little behind the microphone still has its frames there in time.
     private func place(microphone: AudioCapture, frames: Int) {
-        // A fresh stream's first timings can be far off (its latency settles over its first
-        // reads): it is placed once it has delivered a few.
+        // A fresh stream's first timings can be far off (the earliest of a few reads, or a
+        // burst the server had kept for it): it is placed once it has delivered a few.
         guard let reader, reader.framesRead >= Self.readsBeforePlacing * CaptureSet.systemFramesPerRead(frames),
             systemOrigin == nil || alignment.isSampleDue(at: DispatchTime.now().uptimeNanoseconds)
         else { return }

@@ -86,6 +86,17 @@ public final class Recorder: @unchecked Sendable {
         return pipeline.levels
     }
 
+    /// Each input's levels in the last metering window while recording, in `CaptureInput`
+    /// order (one for a single input, two for a call); silence on each while not recording,
+    /// and none while no memo is open.
+    public var inputLevels: [Levels] {
+        guard let open = machine.open else { return [] }
+        guard state == .recording, let pipeline = openPipeline else {
+            return CapturePipeline.silentInputs(open.request)
+        }
+        return pipeline.inputLevels
+    }
+
     private var openPipeline: CapturePipeline? { machine.open.flatMap { captures[$0.number]?.pipeline } }
 
     // MARK: Commands
@@ -337,8 +348,8 @@ public final class Recorder: @unchecked Sendable {
         pipeline.onSystemAudioChanged = { [weak self] output, isStart in
             self?.send(.systemAudioChanged(number, output: output, isStart: isStart))
         }
-        pipeline.onLevels = { [weak self] levels, time in
-            self?.send(.levelsMeasured(number, levels, currentTime: time))
+        pipeline.onLevels = { [weak self] levels, inputs, time in
+            self?.send(.levelsMeasured(number, levels, inputs: inputs, currentTime: time))
         }
         pipeline.onSoundStarted = { [weak self] in self?.send(.soundStarted(number)) }
         pipeline.isMeteringEnabled = isMetering

@@ -8,6 +8,8 @@ import VoiceMemoCore
 struct RecorderStatus {
     var state = RecorderState.idle
     var activeSource = ""
+    /// The output a call records as its system audio; empty for a single input.
+    var activeOutput = ""
     var channels = 1
     /// `CurrentTime` when it was last read, and when that was.
     private var time = 0.0
@@ -24,6 +26,7 @@ struct RecorderStatus {
             self.state = state
         }
         if let source = properties[RecorderMember.activeSource]?.string { activeSource = source }
+        if let output = properties[RecorderMember.activeOutput]?.string { activeOutput = output }
         if let channels = properties[RecorderMember.channels]?.uint32 { self.channels = Int(channels) }
         if let time = properties[RecorderMember.currentTime]?.double { setTime(time) }
     }

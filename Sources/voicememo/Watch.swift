@@ -50,6 +50,7 @@ struct Watch: Subcommand {
         var tooltip = "voicememo: \(status.state.rawValue)"
         if isOpen { tooltip += " \(status.clock)" }
         if !status.activeSource.isEmpty { tooltip += "\nInput: \(status.activeSource)" }
+        if !status.activeOutput.isEmpty { tooltip += "\nOutput: \(status.activeOutput) (system audio)" }
         return Line(
             text: text, tooltip: tooltip, class: status.state.rawValue,
             percentage: Int((status.meterValue * 100).rounded()),

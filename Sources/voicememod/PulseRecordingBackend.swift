@@ -9,6 +9,9 @@ struct PulseRecordingBackend: RecordingBackend {
     var knownDefaultSource: @Sendable () -> String? = { nil }
     /// The default output as the server monitor last saw it.
     var knownDefaultOutput: @Sendable () -> OutputDevice? = { nil }
+    /// How the server's streams are best timed, as the server monitor last saw it (unknown:
+    /// by their deliveries, which serve on either server, if less closely on PulseAudio).
+    var knownCaptureTiming: @Sendable () -> CaptureTiming? = { nil }
 
     func makeFileSink(path: String, request: RecordingRequest, tags: MemoTags) throws(RecorderError) -> AudioFileSink {
         do {
@@ -23,7 +26,8 @@ struct PulseRecordingBackend: RecordingBackend {
             return try CaptureStream(
                 source: request.source, sampleRate: request.sampleRate, channels: request.channels,
                 sampleType: request.format.sampleType(for: request.quality), framesPerRead: framesPerRead,
-                streamName: request.title ?? "Voice memo", knownDefault: knownDefaultSource())
+                streamName: request.title ?? "Voice memo", knownDefault: knownDefaultSource(),
+                timing: knownCaptureTiming() ?? .deliveries)
         } catch {
             throw .audioServer(
                 "cannot record from the audio server (\(error)). Is PulseAudio or pipewire-pulse running?")
@@ -52,8 +56,9 @@ struct PulseRecordingBackend: RecordingBackend {
             return try CaptureStream(
                 source: monitor, sampleRate: request.sampleRate, channels: request.channels,
                 sampleType: request.format.sampleType(for: request.quality), framesPerRead: framesPerRead,
-                streamName: (request.title ?? "Voice memo") + CaptureStream.systemAudioSuffix, reportedName: output.sink
-            )
+                streamName: (request.title ?? "Voice memo") + CaptureStream.systemAudioSuffix,
+                reportedName: output.sink,
+                timing: knownCaptureTiming() ?? .deliveries)
         } catch {
             throw .audioServer("cannot record the system audio of the output '\(output.sink)' (\(error))")
         }

@@ -76,6 +76,9 @@ final class RecorderService: @unchecked Sendable {
                     let levels = recorder.levels
                     call.reply([Self.decibels(levels.average), Self.decibels(levels.peak)])
                 },
+                BusMethod(RecorderMember.getInputLevels) { [recorder] call in
+                    call.reply(Self.loudestChannels(of: recorder.inputLevels))
+                },
                 BusMethod(RecorderMember.watchLevels) { [weak self] call in
                     self?.levelWatchers.insert(call.sender)
                     call.reply()
@@ -129,6 +132,14 @@ final class RecorderService: @unchecked Sendable {
     /// An `ad` of per-channel dBFS values.
     private static func decibels(_ values: [Double]) -> BusValue {
         .array(elementSignature: "d", values.map { .double($0) })
+    }
+
+    /// Each input's levels as one bar: the averages and the peaks of its loudest channels.
+    private static func loudestChannels(of inputs: [Levels]) -> [BusValue] {
+        [
+            decibels(inputs.map { $0.average.max() ?? Levels.floor }),
+            decibels(inputs.map { $0.peak.max() ?? Levels.floor }),
+        ]
     }
 
     /// The `a{sv}` argument as recorder options.
@@ -195,10 +206,13 @@ final class RecorderService: @unchecked Sendable {
                 [.string(began ? "began" : "ended"), .string(reason.rawValue), .boolean(shouldResume)])
         case .routeChanged(let reason, let previous, let current):
             emit(RecorderMember.routeChanged, [.string(reason.rawValue), .string(previous), .string(current)])
-        case .levels(let levels, let currentTime):
+        case .levels(let levels, let inputs, let currentTime):
             emit(
                 RecorderMember.levels,
                 [Self.decibels(levels.average), Self.decibels(levels.peak), .double(currentTime)])
+            if inputs.count > 1 {
+                emit(RecorderMember.inputLevels, Self.loudestChannels(of: inputs) + [.double(currentTime)])
+            }
         }
     }
 

@@ -91,7 +91,9 @@ final class StatusNotifierItemService {
 
     private func recorderChanged(_ properties: [RecorderProperty]) {
         if properties.contains(.trayEnabled) { setShown(recorder.defaults.isTrayEnabled) }
-        guard isShown, properties.contains(.state) || properties.contains(.activeSource) else { return }
+        guard isShown,
+            properties.contains(.state) || properties.contains(.activeSource) || properties.contains(.activeOutput)
+        else { return }
         announce()
         menu.refresh()
         updateTimer()
@@ -169,7 +171,8 @@ final class StatusNotifierItemService {
 
     private var appearance: TrayPresentation.Appearance {
         TrayPresentation.appearance(
-            state: recorder.state, time: recorder.currentTime, input: input(), title: recorder.currentTitle)
+            state: recorder.state, time: recorder.currentTime, input: input(), output: recorder.activeOutput,
+            title: recorder.currentTitle)
     }
 
     private var toolTip: BusValue {

@@ -62,7 +62,8 @@ let (recorder, player, library, server, service, routes, watcher, crashRecovery)
         directory: MemoDirectory(path: locations.memoDirectory),
         defaults: settings.load { Log.warning("\(settings.path): \($0)") }, settings: settings,
         backend: PulseRecordingBackend(
-            knownDefaultSource: { serverMonitor.defaultSource }, knownDefaultOutput: { serverMonitor.defaultOutput }),
+            knownDefaultSource: { serverMonitor.defaultSource }, knownDefaultOutput: { serverMonitor.defaultOutput },
+            knownCaptureTiming: { serverMonitor.captureTiming }),
         player: player,
         queue: queue)
     let cacheDirectory = locations.cacheDirectory

@@ -70,6 +70,24 @@ package final class Stimulus {
         rmsDBFS = AudioAnalysis.rmsDBFS(AudioAnalysis.normalized(samples))
     }
 
+    /// Prepares `period`, one second of any signal that repeats, for `server` in `session`,
+    /// to play into `sink`; `frequency` only names its log.
+    package init(session: TestSession, server: any AudioServer, sink: String, period: [Int16], frequency: Double) {
+        precondition(period.count == Self.sampleRate, "a period is one second")
+        self.session = session
+        self.server = server
+        self.sink = sink
+        self.frequency = frequency
+        samples = period
+        rmsDBFS = AudioAnalysis.rmsDBFS(AudioAnalysis.normalized(samples))
+    }
+
+    /// One second of silence with a click at its start: `length` samples at `amplitude`,
+    /// sharp enough to be found to the sample in anything that records it.
+    package static func click(length: Int = 4, amplitude: Double = 0.5) -> [Int16] {
+        (0..<sampleRate).map { $0 < length ? Int16((amplitude * 32767).rounded()) : 0 }
+    }
+
     deinit {
         stop()
     }

@@ -19,7 +19,7 @@ struct CallRulesTests {
         #expect(driver.machine.open?.activeOutput == "speaker")
     }
 
-    @Test func aNewOutputALostOneAndOneThatReturnsAreRouteChanges() {
+    @Test func aNewOutputALostOneAndOneThatReturnsAreRouteChangesAndALossAnInterruption() {
         var driver = MachineDriver()
         let number = startCall(&driver)
         let moved = driver.send(.systemAudioChanged(number, output: "headphones", isStart: false))
@@ -31,11 +31,14 @@ struct CallRulesTests {
         #expect(
             lost.notifications == [
                 .changed([.activeOutput]), .routeChanged(.oldDeviceUnavailable, from: "headphones", to: ""),
+                .interruption(.outputLost, began: true, shouldResume: true),
             ])
+        #expect(driver.machine.state == .recording, "the microphone goes on: the recorder is not interrupted")
         let back = driver.send(.systemAudioChanged(number, output: "speaker", isStart: false))
         #expect(
             back.notifications == [
                 .changed([.activeOutput]), .routeChanged(.newDeviceAvailable, from: "", to: "speaker"),
+                .interruption(.outputLost, began: false, shouldResume: true),
             ])
         #expect(
             driver.send(.systemAudioChanged(number, output: "speaker", isStart: false)).isEmpty, "no change, no news")

@@ -50,7 +50,11 @@ struct CapturePolicyTests {
     }
 
     static func levelReports(_ actions: [CaptureAction]) -> [(Levels, Double)] {
-        actions.compactMap { if case .reportLevels(let levels, let time) = $0 { (levels, time) } else { nil } }
+        actions.compactMap { if case .reportLevels(let levels, _, let time) = $0 { (levels, time) } else { nil } }
+    }
+
+    static func inputLevelReports(_ actions: [CaptureAction]) -> [[Levels]] {
+        actions.compactMap { if case .reportLevels(_, let inputs, _) = $0 { inputs } else { nil } }
     }
 
     // MARK: Writing and metering
@@ -304,6 +308,20 @@ struct CapturePolicyTests {
         let reports = Self.levelReports(Self.feed(&policy, 5, Self.call(microphone: 0.5, system: 0)))
         let levels = try #require(reports.first?.0)
         #expect(abs(levels.peak[0] - Levels.decibels(amplitude: 0.25)) < 0.01, "the memo's own level")
+    }
+
+    @Test func eachInputsLevelsAreReportedWithTheMemos() throws {
+        var policy = CapturePolicy(request: try Self.request(), waitsForSound: false)
+        let reports = Self.inputLevelReports(Self.feed(&policy, 5, Self.call(microphone: 0.5, system: 0.125)))
+        let inputs = try #require(reports.first)
+        #expect(inputs.count == 2, "the microphone's, then the system audio's")
+        #expect(abs(inputs[0].peak[0] - Levels.decibels(amplitude: 0.5)) < 0.01)
+        #expect(abs(inputs[1].peak[0] - Levels.decibels(amplitude: 0.125)) < 0.01)
+        #expect(abs(inputs[1].average[0] - Levels.decibels(amplitude: 0.125)) < 0.01)
+
+        var single = CapturePolicy(request: try Self.request(), waitsForSound: false)
+        let one = Self.inputLevelReports(Self.feed(&single, 5, CapturedFragment(Self.sums(amplitude: 0.5))))
+        #expect(one.first?.count == 1, "a single input is the memo's one input")
     }
 
     @Test func aNewStreamForgetsWhatAnAbandonedOneHeld() throws {

@@ -80,12 +80,12 @@ struct InputAlignmentTests {
         #expect(call.worstMisalignment < Self.halfFrame)
     }
 
-    @Test func aStartThrownOffByOneBadPairIsPutRightAfterTenFragments() {
+    @Test func aStartThrownOffByOneBadPairIsPutRightAfterHalfASecond() {
         // Both began together, but the system's latency was read 8 ms short: its audio
         // seemed to begin 8 ms later.
         var call = Call()
         #expect(call.start(latencyErrors: (0, -0.008)) == .skip(.microphone, frames: 384))
-        call.read(fragments: 9)
+        call.read(fragments: InputAlignment.firstSettlingCorrection - 1)
         #expect(call.steps == [])
         call.read(fragments: 1)
         #expect(call.steps == [.skip(.systemAudio, frames: 384)], "the microphone's skip is not undone")
@@ -94,28 +94,45 @@ struct InputAlignmentTests {
         #expect(call.steps.count == 1)
     }
 
-    @Test(arguments: [0, 4, 9, 10, 12, 14])
+    @Test(arguments: [0, 20, 22, 24, 25, 70, 74, 75, 77, 79])
     func aMedianIgnoresOneOutlier(pair outlier: Int) {
-        // Settling pairs are 0 to 9, a pair every 10 s after.
+        // Settling pairs are 0 to 74 (the medians of 20 to 24 and 70 to 74 count), a pair
+        // every second after.
         var call = Call(systemLater: 0.002)
         _ = call.start()
         call.latencyErrors = { $0 == outlier ? (0.025, -0.030) : (0, 0) }
-        call.read(untilPairs: 20)
+        call.read(untilPairs: 85)
         #expect(call.steps == [])
         #expect(call.worstMisalignment < Self.halfFrame)
+    }
+
+    @Test func aRejoinTimedFromAStaleMicrophoneIsPutRightAtASecondAndAHalf() {
+        // The server changed its graph as the system stream was opened again, and the
+        // microphone lost 36 ms of audio then: for its next second, its timing still says its
+        // frame 0 came 36 ms earlier than its audio now shows.
+        var call = Call(systemLater: 0.004)
+        _ = call.start()
+        call.read(fragments: 500)
+        call.microphoneStart += 0.036
+        let rejoined = call.pairs
+        call.latencyErrors = { $0 - rejoined < 50 ? (0.036, 0) : (0, 0) }
+        #expect(call.reopenSystem(beginningAt: 0, framesRead: 960) != .none, "placed where the stale timing says")
+        #expect(abs(call.misalignment(at: call.timelineFrames)) > 0.030)
+        call.read(fragments: InputAlignment.settlingPairs)
+        #expect(abs(call.misalignment(at: call.timelineFrames)) < Self.halfFrame)
     }
 
     @Test func aRealShiftIsFollowedAtTheThirdPairThatShowsIt() {
         var call = Call(systemLater: 0.003)
         _ = call.start()
-        call.read(untilPairs: 15)
+        call.read(untilPairs: 80)
         #expect(call.steps == [])
         // The system stream's queue overflowed: 10 ms of its audio never reached us, so its
         // audio runs 10 ms ahead of the microphone's.
         call.systemStart += 0.010
-        call.read(untilPairs: 17)
+        call.read(untilPairs: 82)
         #expect(call.steps == [])
-        call.read(untilPairs: 18)
+        call.read(untilPairs: 83)
         #expect(call.steps == [.pad(.systemAudio, frames: 480)])
         #expect(abs(call.misalignment(at: call.timelineFrames)) < Self.halfFrame)
     }
@@ -123,14 +140,14 @@ struct InputAlignmentTests {
     @Test func aPairBeforeItIsDueIsIgnored() {
         var call = Call()
         _ = call.start()
-        call.read(fragments: 10)
+        call.read(fragments: InputAlignment.settlingPairs)
         let frames = call.timelineFrames
         let (microphone, system) = call.pair(microphoneFrames: frames, systemFrames: frames, latencyErrors: (0, 0.05))
         #expect(!call.alignment.isSampleDue(at: microphone.clock))
         for _ in 0..<InputAlignment.steadyPairs {
             #expect(call.alignment.sample(microphone: microphone, system: system) == .none)
         }
-        #expect(call.alignment.isSampleDue(at: microphone.clock + 10_000_000_000))
+        #expect(call.alignment.isSampleDue(at: microphone.clock + 1_000_000_000))
         call.read(fragments: 3_000)
         #expect(call.steps == [])
     }
@@ -140,7 +157,7 @@ struct InputAlignmentTests {
         // truth or the start; and one system latency in seven is 15 ms off besides.
         var noise = Noise(seed: 25)
         let latencyError = { (noise: inout Noise) in Double.random(in: -0.000_4...0.000_4, using: &noise) }
-        let errors = (0..<400).map { pair in
+        let errors = (0..<3_700).map { pair in
             (
                 microphone: latencyError(&noise),
                 system: latencyError(&noise) + (pair % 7 == 3 ? 0.015 : 0)
@@ -151,7 +168,8 @@ struct InputAlignmentTests {
         call.latencyErrors = { errors[$0] }
         call.read(fragments: 3_600 * 50)
         #expect(call.steps == [])
-        #expect(call.pairs == InputAlignment.settlingPairs + 359, "ten at the start, then one every 10 s")
+        #expect(
+            call.pairs == InputAlignment.settlingPairs + 3_598, "a second and a half's at the start, then one a second")
         #expect(call.worstMisalignment < InputAlignment.deadBand)
     }
 
@@ -297,7 +315,9 @@ private struct Call {
         systemStart = microphoneStart + Double(timelineFrames - microphoneOrigin + offset) / rate
         // Until placed, its next frame would go where the timeline goes on.
         systemOrigin = timelineFrames - framesRead
-        let timings = pair(microphoneFrames: timelineFrames - microphoneOrigin, systemFrames: framesRead)
+        let timings = pair(
+            microphoneFrames: timelineFrames - microphoneOrigin, systemFrames: framesRead,
+            latencyErrors: latencyErrors(pairs))
         let step = alignment.rejoin(
             system: timings.system, microphone: timings.microphone, timelineFrames: timelineFrames)
         carryOut(step)
@@ -316,20 +336,5 @@ private struct Call {
             Issue.record("the microphone never loses or gains a frame after the start: \(step)")
         }
         steps.append(step)
-    }
-}
-
-/// Deterministic noise (SplitMix64), so a failure replays.
-private struct Noise: RandomNumberGenerator {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

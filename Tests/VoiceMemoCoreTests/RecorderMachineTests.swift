@@ -530,9 +530,10 @@ struct RecorderMachineTests {
         let number = driver.startRecording()
         let levels = Levels.silence(channels: 1)
         #expect(
-            driver.send(.levelsMeasured(number, levels, currentTime: 1)) == [.notify(.levels(levels, currentTime: 1))])
+            driver.send(.levelsMeasured(number, levels, inputs: [levels], currentTime: 1))
+                == [.notify(.levels(levels, inputs: [levels], currentTime: 1))])
         driver.send(.pause(2))
-        #expect(driver.send(.levelsMeasured(number, levels, currentTime: 1.1)).isEmpty)
+        #expect(driver.send(.levelsMeasured(number, levels, inputs: [levels], currentTime: 1.1)).isEmpty)
         #expect(driver.send(.levelsWatched(true)) == [.setMetering(number, isEnabled: true)])
     }
 

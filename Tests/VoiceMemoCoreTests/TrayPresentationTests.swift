@@ -7,6 +7,8 @@ struct TrayPresentationTests {
     @Test(arguments: RecorderState.allCases)
     func eachStateHasItsOwnIconAndAStatus(state: RecorderState) {
         let look = TrayPresentation.appearance(state: state, time: 83, input: "mic", title: "Standup")
+        let call = TrayPresentation.appearance(state: state, time: 83, input: "mic", output: "speaker", title: "")
+        #expect(call.tooltipBody.contains("Input: mic\nOutput: speaker (system audio)"), "a call names both inputs")
         #expect(look.iconName == "voicememo-\(state.rawValue)")
         #expect(look.status == (state == .interrupted ? .needsAttention : .active))
         #expect(look.tooltipBody.contains("Input: mic"))

@@ -232,7 +232,7 @@ final class RecordingObserver: Sendable {
             case .encodeFailed(_, let message): log.encodeErrors.append(message)
             case .interruption(let reason, let began, _): log.interruptions.append((reason, began))
             case .routeChanged(let reason, let previous, let current): log.routes.append((reason, previous, current))
-            case .levels(let levels, let time): log.measured.append((levels, time))
+            case .levels(let levels, _, let time): log.measured.append((levels, time))
             }
         }
     }
