@@ -56,12 +56,16 @@ final class BaselineRecorder {
         processes = [parecord] + launched
     }
 
-    /// Starts the `pa_simple` reference program (see `ReferenceProgram`) writing `format`.
-    init(reference program: URL, format: RecordingFormat, in session: TestSession) throws {
+    /// Starts the `pa_simple` reference program (see `ReferenceProgram`) writing `format`
+    /// (with `channels`, if given) from `device`.
+    init(
+        reference program: URL, format: RecordingFormat, channels: UInt32? = nil,
+        device: String = AudioDevices.microphone, in session: TestSession
+    ) throws {
         let name = "reference-\(UUID().uuidString.prefix(8))"
         file = session.root.appendingPathComponent("\(name).\(format.fileExtension)")
         let recorder = try ChildProcess(
-            program.path, [AudioDevices.microphone, format.fileExtension, "\(format.channels)", file.path],
+            program.path, [device, format.fileExtension, "\(channels ?? format.channels)", file.path],
             environment: session.environment, standardError: .file(session.logFile(name)))
         session.processes.register(recorder)
         processes = [recorder]

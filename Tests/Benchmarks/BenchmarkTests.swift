@@ -28,8 +28,8 @@ final class BenchmarkTests: XCTestCase {
             try markdown.write(toFile: output, atomically: true, encoding: .utf8)
         }
 
-        XCTAssertEqual(table.sections.count, 9, markdown)
-        XCTAssertGreaterThanOrEqual(table.rows.count, 32, markdown)
+        XCTAssertEqual(table.sections.count, 10, markdown)
+        XCTAssertGreaterThanOrEqual(table.rows.count, 34, markdown)
         for row in table.rows {
             XCTAssertTrue(row.voicememod.isFinite, "\(row.figure): \(row.voicememod)")
             // Sample differences and memory growth are signed: a process may hand pages back.
@@ -50,6 +50,9 @@ final class BenchmarkTests: XCTestCase {
                 XCTAssertTrue(rows.allSatisfy { ($0.baseline ?? 0) > 0 }, "\(bar) costs some CPU: \(markdown)")
             }
         }
+        let call = table.rows.filter { $0.figure == RecorderBenchmark.callFigure }
+        XCTAssertEqual(call.count, 1, "a call's cost, held to twice one input's: \(markdown)")
+        XCTAssertTrue(call.allSatisfy { $0.baseline != nil && $0.isMet != nil }, markdown)
         let recordingCost = table.rows.filter { $0.figure.contains("client + server") }
         XCTAssertEqual(recordingCost.count, RecordingFormat.allCases.count, markdown)
         // A smoke window is 1 s, counted in 10 ms clock ticks: a recorder and its server can

@@ -31,6 +31,7 @@ final class RecorderBenchmark {
         try measureIdle()
         try measureWaitingCost()
         try measureRecordingCost()
+        try measureCallCost()
         try measureLatency()
         try measureContinuity()
         try measureCallerMemory()

@@ -97,7 +97,7 @@ extension RecorderBenchmark {
 
     /// Lets `recorder` record for one CPU window once its stream exists, then stops it and
     /// removes its file: what it and the audio server cost meanwhile.
-    private func cost(of recorder: BaselineRecorder, _ idleStreams: Int) throws -> (
+    func cost(of recorder: BaselineRecorder, _ idleStreams: Int) throws -> (
         client: ProcessSample, server: ProcessSample
     ) {
         try waitForRecordStreams(idleStreams + 1)
@@ -113,8 +113,7 @@ extension RecorderBenchmark {
     static let gstreamerFigure = "client, vs GNOME Sound Recorder's GStreamer pipeline"
 
     /// A row held to a ratio target: voicememod's value at most `limit` times the baseline's.
-    private static func bar(_ figure: String, _ own: Double, _ baseline: Double, at limit: Double) -> BenchmarkTable.Row
-    {
+    static func bar(_ figure: String, _ own: Double, _ baseline: Double, at limit: Double) -> BenchmarkTable.Row {
         var row = BenchmarkTable.Row(
             figure: figure, voicememod: own, baseline: baseline, target: "≤ " + String(format: "%.2g", limit) + "×")
         row.isMet = (row.ratio ?? .infinity) <= limit

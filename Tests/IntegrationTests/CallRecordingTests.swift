@@ -385,6 +385,7 @@ final class CallRecordingTests: RecorderTestCase {
         // Every click while both sides record the one sink: from the first second until the
         // output changed, and from once it was back (the system side settled) to the end.
         let checked = offsets.filter { (0.5..<20).contains($0.second) || $0.second >= back }
+        print("click offsets (right − left, frames) at each second: \(report)")
         let tolerance = Int(0.005 * rate)
         XCTAssertTrue(checked.contains { abs($0.second - 1) < 0.5 }, "a click at 1 s: \(report)")
         XCTAssertTrue(checked.contains { abs($0.second - 59) < 0.5 }, "a click at 59 s: \(report)")
