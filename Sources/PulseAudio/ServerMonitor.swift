@@ -41,7 +41,12 @@ public struct ServerSnapshot: Equatable, Sendable {
     public var defaultOutput: OutputDevice? {
         guard !defaultSink.isEmpty else { return nil }
         return OutputDevice(
-            sink: defaultSink, monitorSource: sources.first { $0.monitoredSink == defaultSink }?.name)
+            sink: defaultSink, monitorSource: monitor(of: defaultSink))
+    }
+
+    /// The source that monitors `sink`; nil when none does.
+    public func monitor(of sink: String) -> String? {
+        sources.first { $0.monitoredSink == sink }?.name
     }
 }
 

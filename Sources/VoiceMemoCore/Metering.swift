@@ -103,6 +103,15 @@ public struct SampleSums: Equatable, Sendable {
         frameCount += frames.count
     }
 
+    /// The sums of channel `index` alone.
+    public func channel(_ index: Int) -> SampleSums {
+        var one = SampleSums(channels: 1)
+        one.sumOfSquares[0] = sumOfSquares[index]
+        one.peaks[0] = peaks[index]
+        one.frameCount = frameCount
+        return one
+    }
+
     /// Adds another run's sums, as if its frames followed these.
     public mutating func add(_ other: SampleSums) {
         precondition(other.channels == channels, "sums of different channel counts")

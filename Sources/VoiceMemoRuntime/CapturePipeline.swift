@@ -339,22 +339,20 @@ public final class CapturePipeline: @unchecked Sendable {
         let framesPerRead = policy.framesPerRead
         let microphone = try backend.openCapture(request: request, framesPerRead: framesPerRead)
         guard request.systemAudio else { return CaptureSet(microphone: microphone) }
+        let (backend, request) = (backend, request)
+        let openSystemAudio = { () throws(RecorderError) -> AudioCapture in
+            try backend.openSystemAudio(request: request, framesPerRead: CaptureSet.systemFramesPerRead(framesPerRead))
+        }
         let system: AudioCapture?
         do {
-            system = try backend.openSystemAudio(
-                request: request, framesPerRead: CaptureSet.systemFramesPerRead(framesPerRead))
+            system = try openSystemAudio()
         } catch {
             guard !isStart else { throw error }
             system = nil
         }
-        let backend = backend
-        let request = request
         return CaptureSet(
             microphone: microphone, system: system, request: request, framesPerRead: framesPerRead,
-            openSystemAudio: { () throws(RecorderError) in
-                try backend.openSystemAudio(
-                    request: request, framesPerRead: CaptureSet.systemFramesPerRead(framesPerRead))
-            },
+            openSystemAudio: openSystemAudio,
             takeReopenRequest: { [self] in isSystemAudioReopenRequested.exchange(false, ordering: .relaxed) })
     }
 

@@ -146,12 +146,19 @@ private final class Call {
         mixer.mix(
             microphone: UnsafeRawBufferPointer(microphoneFragment), system: UnsafeRawBufferPointer(systemFragment),
             frames: frames, into: slot)
-        return CapturedFragment(
-            memo: sums(UnsafeRawBufferPointer(slot), channels: mixer.channels),
-            inputs: [
-                sums(UnsafeRawBufferPointer(microphoneFragment), channels: mixer.inputChannels),
-                sums(UnsafeRawBufferPointer(systemFragment), channels: mixer.inputChannels),
-            ])
+        let memo = sums(UnsafeRawBufferPointer(slot), channels: mixer.channels)
+        switch mixer.layout {
+        case .split:
+            // Each side is one channel of the memo: its sums are the side's, summed once.
+            return CapturedFragment(memo: memo, inputs: [memo.channel(0), memo.channel(1)])
+        case .mix:
+            return CapturedFragment(
+                memo: memo,
+                inputs: [
+                    sums(UnsafeRawBufferPointer(microphoneFragment), channels: mixer.inputChannels),
+                    sums(UnsafeRawBufferPointer(systemFragment), channels: mixer.inputChannels),
+                ])
+        }
     }
 
     /// Places the system side on the timeline from a pair of timings taken now: the

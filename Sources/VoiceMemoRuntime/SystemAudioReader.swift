@@ -89,15 +89,22 @@ final class SystemAudioReader: @unchecked Sendable {
     /// silence. Every frame before `frames.upperBound` is let go.
     func take(_ frames: Range<Int>, into buffer: UnsafeMutableRawBufferPointer) {
         waitForArrival(of: frames.upperBound)
-        buffer.initializeMemory(as: UInt8.self, repeating: 0)
-        state.withLock { state in
+        let held = state.withLock { state in
             let first = max(frames.lowerBound, state.first)
             let end = min(frames.upperBound, state.read)
-            if first < end {
-                copy(first..<end, into: buffer.baseAddress! + (first - frames.lowerBound) * bytesPerFrame)
+            let held = first < end ? (first - frames.lowerBound)..<(end - frames.lowerBound) : 0..<0
+            if !held.isEmpty {
+                copy(first..<end, into: buffer.baseAddress! + held.lowerBound * bytesPerFrame)
             }
             state.first = max(state.first, min(frames.upperBound, state.read))
+            return held
         }
+        // Only what the stream did not deliver is silenced.
+        let bytes = UnsafeMutableRawBufferPointer(rebasing: buffer[..<(frames.count * bytesPerFrame)])
+        UnsafeMutableRawBufferPointer(rebasing: bytes[..<(held.lowerBound * bytesPerFrame)])
+            .initializeMemory(as: UInt8.self, repeating: 0)
+        UnsafeMutableRawBufferPointer(rebasing: bytes[(held.upperBound * bytesPerFrame)...])
+            .initializeMemory(as: UInt8.self, repeating: 0)
     }
 
     /// Waits up to `arrivalWait` for the stream to reach `frame`, if it is delivering.

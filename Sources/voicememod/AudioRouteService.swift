@@ -68,12 +68,9 @@ final class AudioRouteService: @unchecked Sendable {
     /// Keeps a call's system side on the default output (see `OutputFollowing`).
     private func followOutput(_ snapshot: ServerSnapshot) {
         let active = recorder.activeOutput
-        let monitors = Dictionary(
-            snapshot.sources.compactMap { source in source.monitoredSink.map { ($0, source.name) } },
-            uniquingKeysWith: { first, _ in first })
         if OutputFollowing.needsReopen(
             activeOutput: active.isEmpty ? nil : active, defaultOutput: snapshot.defaultSink,
-            streamSource: snapshot.systemAudioSource, monitor: { monitors[$0] })
+            streamSource: snapshot.systemAudioSource, monitor: snapshot.monitor(of:))
         {
             recorder.followOutput()
         }

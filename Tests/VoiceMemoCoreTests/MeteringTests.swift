@@ -29,6 +29,16 @@ struct MeteringTests {
         #expect(levels.average.count == 2)
     }
 
+    @Test func oneChannelsSumsAreThatChannelsAlone() {
+        let samples = sine(amplitudes: [1, 0.1])
+        let both = samples.withUnsafeBytes {
+            SampleSums(of: $0, frameCount: samples.count / 2, channels: 2, type: .float32)
+        }
+        let right = both.channel(1)
+        #expect(right.channels == 1 && right.frameCount == both.frameCount)
+        #expect(right.levels.peak == [both.levels.peak[1]] && right.levels.average == [both.levels.average[1]])
+    }
+
     @Test func digitalSilenceReadsTheFloor() throws {
         let levels = try #require(measure([Float](repeating: 0, count: 9600), channels: 2))
         #expect(levels == Levels.silence(channels: 2))
