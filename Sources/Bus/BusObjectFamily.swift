@@ -12,16 +12,21 @@ public struct BusObjectFamily {
     public var members: () -> [String]
     /// Whether `element` names a member now.
     public var contains: (Substring) -> Bool
+    /// Every property value of member `element` (one array per interface, each in its
+    /// properties' order, as their getters would give them), or nil if it is none: a listing
+    /// of thousands then looks each member up once rather than once per property.
+    public var propertyValues: (String) -> [[BusValue]]?
 
     /// Declares a family; each name `members` gives must be a valid path element.
     public init(
         parent: ObjectPath, interfaces: [BusInterface], members: @escaping () -> [String],
-        contains: @escaping (Substring) -> Bool
+        contains: @escaping (Substring) -> Bool, propertyValues: @escaping (String) -> [[BusValue]]?
     ) {
         self.parent = parent
         self.interfaces = interfaces
         self.members = members
         self.contains = contains
+        self.propertyValues = propertyValues
     }
 
     /// The member's last element if `path` lies directly below `parent`.
@@ -66,16 +71,5 @@ extension BusObjectServer {
             if let element = family.element(of: path), family.contains(element) { return family.interfaces }
         }
         return nil
-    }
-
-    /// Every exported path strictly below `path`, with its interfaces, families' members included.
-    func exported(below path: ObjectPath) -> [(path: ObjectPath, interfaces: [BusInterface])] {
-        var found = objects.filter { $0.key.isDescendant(of: path) && !unlisted.contains($0.key) }.map {
-            (path: $0.key, interfaces: $0.value)
-        }
-        for family in families.values where family.parent == path || family.parent.isDescendant(of: path) {
-            found += family.members().map { (path: family.parent.appending($0), interfaces: family.interfaces) }
-        }
-        return found
     }
 }

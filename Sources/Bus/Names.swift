@@ -53,7 +53,8 @@ public struct ObjectPath: RawRepresentable, Hashable, Sendable, CustomStringConv
         return rest.prefix { $0 != "/" }
     }
 
-    private static func isValidElement(_ element: String) -> Bool {
+    /// Whether `element` can be one element of a path: non-empty `[A-Za-z0-9_]`.
+    public static func isValidElement(_ element: String) -> Bool {
         !element.isEmpty
             && element.utf8.allSatisfy { byte in
                 switch byte {

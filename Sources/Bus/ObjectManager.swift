@@ -15,20 +15,31 @@ extension BusObjectServer {
     }
 
     /// Writes `a{sa{sv}}`: each interface of the object at `path` with all its properties.
-    /// Written straight into the message: a listing of thousands of objects builds no
-    /// value tree first.
     private func writeInterfacesAndProperties(
         _ interfaces: [BusInterface], at path: ObjectPath, to writer: inout MessageBodyWriter
     ) {
+        write(interfaces, values: interfaces.map { $0.properties.map { value(of: $0, at: path) } }, to: &writer)
+    }
+
+    /// Writes `a{sa{sv}}` from values read beforehand, one array per interface.
+    /// Written straight into the message: a listing of thousands of objects builds no
+    /// value tree first.
+    private func write(_ interfaces: [BusInterface], values: [[BusValue]], to writer: inout MessageBodyWriter) {
+        precondition(values.count == interfaces.count, "one array of property values per interface")
         writer.appendArray(of: "{sa{sv}}") { writer in
-            for interface in interfaces {
+            for (interface, values) in zip(interfaces, values) {
+                precondition(values.count == interface.properties.count, "\(interface.name): a value per property")
                 writer.appendDictionaryEntry { writer in
                     writer.append(.string(interface.name.rawValue))
                     writer.appendArray(of: "{sv}") { writer in
-                        for property in interface.properties {
+                        for (property, value) in zip(interface.properties, values) {
+                            precondition(
+                                value.signature == property.signature,
+                                "property \(property.name) is declared '\(property.signature)', got '\(value.signature)'"
+                            )
                             writer.appendDictionaryEntry { writer in
                                 writer.append(.string(property.name))
-                                writer.appendVariant(value(of: property, at: path))
+                                writer.appendVariant(value)
                             }
                         }
                     }
@@ -43,19 +54,34 @@ extension BusObjectServer {
         }
         try requireSignature("", of: message, method: "GetManagedObjects")
         guard message.expectsReply else { return }
-        let managed = exported(below: path).sorted { $0.path.rawValue < $1.path.rawValue }
+        let single = objects.filter { $0.key.isDescendant(of: path) && !unlisted.contains($0.key) }
+            .sorted { $0.key.rawValue < $1.key.rawValue }
+        let listedFamilies = families.values.filter { $0.parent == path || $0.parent.isDescendant(of: path) }
+            .sorted { $0.parent.rawValue < $1.parent.rawValue }
         let reply = message.makeReturn()
         reply.appendBody { writer in
             writer.appendArray(of: "{oa{sa{sv}}}") { writer in
-                for (objectPath, interfaces) in managed {
+                for (objectPath, interfaces) in single {
                     writer.appendDictionaryEntry { writer in
                         writer.append(.objectPath(objectPath))
                         writeInterfacesAndProperties(interfaces, at: objectPath, to: &writer)
                     }
                 }
+                for family in listedFamilies { writeMembers(of: family, to: &writer) }
             }
         }
         connection.send(reply)
+    }
+
+    /// Writes a family's members in the order of their names, each read once.
+    private func writeMembers(of family: BusObjectFamily, to writer: inout MessageBodyWriter) {
+        for element in family.members().sorted() {
+            guard let values = family.propertyValues(element) else { continue }
+            writer.appendDictionaryEntry { writer in
+                writer.append(.objectPath(family.parent.appending(element)))
+                write(family.interfaces, values: values, to: &writer)
+            }
+        }
     }
 
     func announceAdded(_ interfaces: [BusInterface], at path: ObjectPath) {

@@ -19,6 +19,12 @@ public enum RecorderMember {
     public static let getInputLevels = BusMethodDeclaration("GetInputLevels", out: [averageDecibels, peakDecibels])
     public static let watchLevels = BusMethodDeclaration("WatchLevels")
     public static let unwatchLevels = BusMethodDeclaration("UnwatchLevels")
+    /// A page of the library with each memo's properties, for a panel that shows a few.
+    public static let listMemos = BusMethodDeclaration(
+        "ListMemos", in: [BusArgument("offset", "u"), BusArgument("count", "u"), BusArgument("order", "s")],
+        out: [BusArgument("memos", "a(oa{sv})")])
+    public static let findMemos = BusMethodDeclaration(
+        "FindMemos", in: [BusArgument("text", "s")], out: [BusArgument("memos", "ao")])
 
     // MARK: Signals
 
@@ -59,13 +65,15 @@ public enum RecorderMember {
     /// The default of `RecordWithOptions`' `system-audio`, and so of `Record` and `Toggle`.
     public static let systemAudio = BusPropertyDeclaration("SystemAudio", "b", access: .readWrite)
     public static let directory = BusPropertyDeclaration("Directory", "s", changeSignal: .constant)
+    /// How many memos the library holds, so a pager knows its end without listing.
+    public static let memoCount = BusPropertyDeclaration("MemoCount", "u")
 
     // MARK: The whole interface
 
     /// Every method, in the published order.
     public static let methods = [
         record, recordWithOptions, pause, resume, stop, cancel, toggle, stopPlayback, getLevels, getInputLevels,
-        watchLevels, unwatchLevels,
+        watchLevels, unwatchLevels, listMemos, findMemos,
     ]
     /// Every signal, in the published order.
     public static let signals = [
@@ -76,6 +84,7 @@ public enum RecorderMember {
     public static let properties = [
         state, currentMemo, currentTime, playing, format, sampleRate, channels, quality, source, activeSource,
         activeOutput, meteringEnabled, notificationsEnabled, trayEnabled, skipSilence, systemAudio, directory,
+        memoCount,
     ]
 
     // Arguments several members share.

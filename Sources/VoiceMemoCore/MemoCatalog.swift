@@ -1,7 +1,33 @@
 /// The memos in the directory, by id: the library's rules for keeping its view of the
-/// directory (the source of truth) current without re-reading files that did not change.
+/// directory (the source of truth) current without re-reading files that did not change,
+/// and for paging and searching it without sorting or folding thousands of memos per call.
 public struct MemoCatalog: Sendable {
     public private(set) var memos: [String: MemoInfo] = [:]
+    /// Every memo's place in time, oldest first; built on first use, then kept in step.
+    private var chronology: [Place]?
+    /// Each memo's title and file name as a search compares them; folded on first search.
+    private var searchTexts: [String: SearchText]?
+
+    /// Where a memo stands in the library's order: by creation, ties by id.
+    private struct Place: Comparable, Sendable {
+        var created: Int64
+        var id: String
+
+        init(_ memo: MemoInfo) {
+            created = memo.created
+            id = memo.id
+        }
+
+        static func < (a: Place, b: Place) -> Bool { (a.created, a.id) < (b.created, b.id) }
+    }
+
+    /// Which end of the library a page starts from.
+    public enum Order: String, CaseIterable, Sendable {
+        /// Latest `Created` first; of memos created in the same microsecond, the greater id.
+        case newest
+        /// The exact reverse of `newest`, so that paging from either end meets the same memos.
+        case oldest
+    }
 
     public init(_ memos: [MemoInfo] = []) {
         for memo in memos { self.memos[memo.id] = memo }
@@ -46,15 +72,98 @@ public struct MemoCatalog: Sendable {
         return AudioFormat(fileExtension: ext) != nil || ext == "oga"
     }
 
-    public mutating func insert(_ memo: MemoInfo) { memos[memo.id] = memo }
+    public mutating func insert(_ memo: MemoInfo) {
+        let old = memos.updateValue(memo, forKey: memo.id)
+        let place = Place(memo)
+        if chronology != nil, old.map(Place.init) != place {
+            if let old {
+                let index = position(of: Place(old))
+                chronology!.remove(at: index)
+            }
+            let index = position(of: place)
+            chronology!.insert(place, at: index)
+        }
+        if searchTexts != nil, old?.title != memo.title || old?.fileName != memo.fileName {
+            searchTexts![memo.id] = Self.searchText(memo)
+        }
+    }
+
+    /// Inserts many memos, as the start-up load delivers them: the order and search texts
+    /// are then built again on their next use, rather than shifted thousands of times.
+    public mutating func insert(contentsOf memos: some Collection<MemoInfo>) {
+        if memos.count > 64 {
+            chronology = nil
+            searchTexts = nil
+        }
+        for memo in memos { insert(memo) }
+    }
 
     @discardableResult
-    public mutating func remove(id: String) -> MemoInfo? { memos.removeValue(forKey: id) }
+    public mutating func remove(id: String) -> MemoInfo? {
+        guard let memo = memos.removeValue(forKey: id) else { return nil }
+        if chronology != nil {
+            let index = position(of: Place(memo))
+            chronology!.remove(at: index)
+        }
+        searchTexts?[id] = nil
+        return memo
+    }
 
     public subscript(id: String) -> MemoInfo? { memos[id] }
 
+    public var count: Int { memos.count }
+
     /// Memos newest first, as a listing shows them.
     public var newestFirst: [MemoInfo] {
-        memos.values.sorted { ($0.created, $0.id) > ($1.created, $1.id) }
+        (chronology ?? memos.values.map(Place.init).sorted()).reversed().map { memos[$0.id]! }
+    }
+
+    /// Up to `count` memos from the `offset`th in `order`; empty past the end.
+    public mutating func page(offset: Int, count: Int, order: Order = .newest) -> [MemoInfo] {
+        let places = orderedPlaces()
+        guard offset < places.count, count > 0 else { return [] }
+        let end = min(places.count, offset + count)
+        switch order {
+        case .oldest:
+            return places[offset..<end].map { memos[$0.id]! }
+        case .newest:
+            return places[(places.count - end)..<(places.count - offset)].reversed().map { memos[$0.id]! }
+        }
+    }
+
+    /// The ids of memos whose title or file name contains `text` as `SearchText` compares
+    /// them, newest first; nothing for a text that folds to nothing.
+    public mutating func find(_ text: String) -> [String] {
+        let wanted = SearchText(text)
+        guard !wanted.isEmpty else { return [] }
+        if searchTexts == nil {
+            searchTexts = memos.mapValues(Self.searchText)
+        }
+        let texts = searchTexts!
+        return orderedPlaces().reversed().lazy.map(\.id).filter { texts[$0]!.contains(wanted) }
+    }
+
+    /// The title and file name as one text; a newline between them, which neither holds,
+    /// keeps a match from spanning the two.
+    private static func searchText(_ memo: MemoInfo) -> SearchText {
+        SearchText(memo.title + "\n" + memo.fileName)
+    }
+
+    private mutating func orderedPlaces() -> [Place] {
+        if let chronology { return chronology }
+        let places = memos.values.map(Place.init).sorted()
+        chronology = places
+        return places
+    }
+
+    /// Where `place` is or would go in the chronology (which exists when this is called).
+    private func position(of place: Place) -> Int {
+        var low = 0
+        var high = chronology!.count
+        while low < high {
+            let middle = (low + high) / 2
+            if chronology![middle] < place { low = middle + 1 } else { high = middle }
+        }
+        return low
     }
 }

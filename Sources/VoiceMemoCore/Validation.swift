@@ -148,3 +148,40 @@ public enum Validation {
         return text.unicodeScalars.count > 64 ? escaped + "…" : escaped
     }
 }
+
+extension Validation {
+    /// The most memos one `ListMemos` call returns: a reply stays well under a megabyte.
+    public static let maximumPageSize: UInt32 = 1000
+
+    public static func pageSize(_ count: UInt32, key: String) throws(RecorderError) -> Int {
+        guard count <= maximumPageSize else {
+            throw .invalidArgument(
+                "'\(key)' is at most \(maximumPageSize) memos per call; got \(count) (ask again from the next offset)")
+        }
+        return Int(count)
+    }
+
+    /// A listing order by name; the empty string is the default, newest first.
+    public static func memoOrder(_ name: String, key: String) throws(RecorderError) -> MemoCatalog.Order {
+        if name.isEmpty { return .newest }
+        guard let order = MemoCatalog.Order(rawValue: name) else {
+            throw .invalidArgument(
+                "'\(key)' must be one of \(MemoCatalog.Order.allCases.map(\.rawValue).joined(separator: ", ")) or empty (newest); got '\(printable(name))'"
+            )
+        }
+        return order
+    }
+
+    /// Longest search text: no title or file name is nearly this long, so a longer one
+    /// could find nothing, and folding it would be work for no answer.
+    public static let maximumSearchLength = 1024
+
+    public static func searchText(_ text: String, key: String) throws(RecorderError) -> String {
+        guard text.utf8.count <= maximumSearchLength else {
+            throw .invalidArgument(
+                "'\(key)' is \(text.utf8.count) bytes; at most \(maximumSearchLength) are searched (titles are far shorter)"
+            )
+        }
+        return text
+    }
+}

@@ -7,7 +7,7 @@ import VoiceMemoCore
     import Glibc
 #endif
 
-/// A memo as `GetManagedObjects` describes it.
+/// A memo as `ListMemos` describes it.
 struct MemoListing: Codable {
     var id: String
     var title: String
@@ -18,35 +18,78 @@ struct MemoListing: Codable {
     var channels: UInt32
     var size: UInt64
     var path: String
+
+    /// The memo from its `org.example.VoiceMemo.Memo` properties.
+    init(_ properties: [String: BusValue]) {
+        id = properties[MemoMember.id]?.string ?? ""
+        title = properties[MemoMember.title]?.string ?? ""
+        created = properties[MemoMember.created]?.int64 ?? 0
+        duration = properties[MemoMember.duration]?.double ?? 0
+        format = properties[MemoMember.format]?.string ?? ""
+        sampleRate = properties[MemoMember.sampleRate]?.uint32 ?? 0
+        channels = properties[MemoMember.channels]?.uint32 ?? 0
+        size = properties[MemoMember.size]?.uint64 ?? 0
+        path = properties[MemoMember.path]?.string ?? ""
+    }
 }
 
 extension RecorderClient {
-    /// Every memo, newest first.
-    func memos() throws(BusError) -> [MemoListing] {
-        let reply = try connection.call(
-            destination: Self.busName, path: Self.path, interface: .objectManager,
-            member: MemberName("GetManagedObjects"))
-        let memos = (reply.first?.dictionaryEntries ?? []).compactMap { object -> MemoListing? in
-            guard let interfaces = object.value.dictionaryEntries,
-                let properties = interfaces.first(where: { $0.key.string == Contract.memoInterface.rawValue })?.value
-                    .stringDictionary
-            else { return nil }
-            return MemoListing(
-                id: properties[MemoMember.id]?.string ?? "", title: properties[MemoMember.title]?.string ?? "",
-                created: properties[MemoMember.created]?.int64 ?? 0,
-                duration: properties[MemoMember.duration]?.double ?? 0,
-                format: properties[MemoMember.format]?.string ?? "",
-                sampleRate: properties[MemoMember.sampleRate]?.uint32 ?? 0,
-                channels: properties[MemoMember.channels]?.uint32 ?? 0,
-                size: properties[MemoMember.size]?.uint64 ?? 0, path: properties[MemoMember.path]?.string ?? "")
+    /// Memos newest first, a page at a time, until `wanted` says it has enough (or the
+    /// library ends): a long library is never one reply.
+    func memos(while wanted: (MemoListing) -> Bool = { _ in true }) throws(BusError) -> [MemoListing] {
+        var memos: [MemoListing] = []
+        while true {
+            let reply = try call(
+                RecorderMember.listMemos,
+                [
+                    .uint32(UInt32(memos.count)), .uint32(Validation.maximumPageSize),
+                    .string(MemoCatalog.Order.newest.rawValue),
+                ])
+            let page = (reply.first?.array ?? []).compactMap { entry in
+                entry.structure.flatMap { $0.count == 2 ? $0[1].stringDictionary : nil }.map(MemoListing.init)
+            }
+            for memo in page {
+                guard wanted(memo) else { return memos }
+                memos.append(memo)
+            }
+            if page.count < Validation.maximumPageSize { return memos }
         }
-        return memos.sorted { ($0.created, $0.id) > ($1.created, $1.id) }
+    }
+
+    /// The memos whose title or file name holds `text` (as the daemon compares them), newest first.
+    func memos(matching text: String) throws(BusError) -> [MemoListing] {
+        let found = try call(RecorderMember.findMemos, [.string(text)]).first?.array?.compactMap(\.objectPath) ?? []
+        var remaining = Set(found.map { String($0.lastElement) })
+        guard !remaining.isEmpty else { return [] }
+        // Pages, not a call per memo: a search can find thousands. They come in the same
+        // order, so the pages stop at the oldest memo found.
+        var matches: [MemoListing] = []
+        _ = try memos { memo in
+            if remaining.remove(memo.id) != nil { matches.append(memo) }
+            return !remaining.isEmpty
+        }
+        return matches
+    }
+
+    /// The newest memo, if there is one.
+    func newestMemo() throws(BusError) -> MemoListing? {
+        let reply = try call(
+            RecorderMember.listMemos, [.uint32(0), .uint32(1), .string(MemoCatalog.Order.newest.rawValue)])
+        return reply.first?.array?.first?.structure.flatMap { $0.count == 2 ? $0[1].stringDictionary : nil }
+            .map(MemoListing.init)
     }
 
     /// The memo an argument names: `latest`, an id, or a prefix of exactly one id.
     func memo(named argument: String) throws(BusError) -> MemoListing {
+        if argument == "latest", let newest = try newestMemo() { return newest }
+        // A whole id is asked of its object; only a prefix needs the library.
+        if ObjectPath.isValidElement(argument),
+            let properties = try? properties(at: Contract.memoPath(id: argument), of: Contract.memoInterface),
+            !properties.isEmpty
+        {
+            return MemoListing(properties)
+        }
         let memos = try memos()
-        if argument == "latest", let newest = memos.first { return newest }
         if let exact = memos.first(where: { $0.id == argument }) { return exact }
         let matches = memos.filter { $0.id.hasPrefix(argument) }
         guard matches.count == 1 else {
@@ -78,18 +121,21 @@ extension RecorderClient {
 
 struct List: Subcommand {
     static let name = "list"
-    static let abstract = "List memos, newest first."
-    static let usage = "list [--json]"
+    static let abstract = "List memos, newest first; --search lists those whose title or file name holds TEXT."
+    static let usage = "list [--search TEXT] [--json]"
     let json: Bool
+    let search: String?
 
     init(_ words: [String]) throws(UsageError) {
-        let arguments = try Arguments(words, valued: [], flags: ["json"])
+        let arguments = try Arguments(words, valued: ["search"], flags: ["json"])
         if let extra = arguments.positionals.first { throw UsageError("unexpected argument '\(extra)'") }
         json = arguments.has("json")
+        search = arguments.value("search")
     }
 
     func run(_ client: RecorderClient) throws(BusError) {
-        let memos = try client.memos()
+        let memos: [MemoListing]
+        if let search { memos = try client.memos(matching: search) } else { memos = try client.memos() }
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

@@ -23,9 +23,14 @@ struct RecorderClient {
 
     /// Every recorder property, by name.
     func properties() throws(BusError) -> [String: BusValue] {
+        try properties(at: Self.path, of: Self.interface)
+    }
+
+    /// Every property of `interface` on the object at `path`, by name.
+    func properties(at path: ObjectPath, of interface: InterfaceName) throws(BusError) -> [String: BusValue] {
         let reply = try connection.call(
-            destination: Self.busName, path: Self.path, interface: .properties,
-            member: MemberName("GetAll"), arguments: [.string(Self.interface.rawValue)])
+            destination: Self.busName, path: path, interface: .properties,
+            member: MemberName("GetAll"), arguments: [.string(interface.rawValue)])
         var properties: [String: BusValue] = [:]
         for entry in reply.first?.dictionaryEntries ?? [] {
             if let name = entry.key.string { properties[name] = entry.value.variant ?? entry.value }

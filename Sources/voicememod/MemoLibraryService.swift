@@ -46,6 +46,8 @@ final class MemoLibraryService: @unchecked Sendable {
     let changed = Observers<Void>()
     /// Answers each memo's Peaks, from its own cache (not the library cache).
     private let peaks: MemoPeaksService?
+    /// How each memo's properties read.
+    private let properties: MemoProperties
 
     init(
         directory: String, trash: Trash, cachePath: String, peaks: MemoPeaksService?, recorder: Recorder,
@@ -53,6 +55,7 @@ final class MemoLibraryService: @unchecked Sendable {
     ) {
         self.server = server
         self.files = MemoFiles(directory: directory)
+        self.properties = MemoProperties(directory: directory)
         self.trash = trash
         self.cache = LibraryCache(path: cachePath)
         self.peaks = peaks
@@ -100,11 +103,12 @@ final class MemoLibraryService: @unchecked Sendable {
             // A file the recorder still writes is not a memo yet; its refresh comes at Stop. A
             // file read meanwhile by the bus queue (a finished recording) is newer than this.
             let inProgress = recorder.filesInProgress
-            for memo in memos where filesBeingLoaded.contains(memo.fileName) && !inProgress.contains(memo.fileName) {
-                let isNew = catalog[memo.id] == nil
-                catalog.insert(memo)
-                if isNew { announceAdded(memo) }
+            let delivered = memos.filter {
+                filesBeingLoaded.contains($0.fileName) && !inProgress.contains($0.fileName)
             }
+            let new = delivered.filter { catalog[$0.id] == nil }
+            catalog.insert(contentsOf: delivered)
+            for memo in new { announceAdded(memo) }
             filesBeingLoaded.subtract(settled)
         case .finished(let summary):
             filesBeingLoaded = []
@@ -164,10 +168,7 @@ final class MemoLibraryService: @unchecked Sendable {
             return announceAdded(memo)
         }
         let before = server.snapshot(
-            of: [
-                MemoMember.title, MemoMember.path, MemoMember.duration, MemoMember.sampleRate, MemoMember.channels,
-                MemoMember.size,
-            ].map(\.name), on: Contract.memoPath(id: id), interface: Contract.memoInterface)
+            of: MemoProperties.changeable, on: Contract.memoPath(id: id), interface: Contract.memoInterface)
         catalog.insert(memo)
         server.announceChanges(since: before)
     }
@@ -208,8 +209,30 @@ final class MemoLibraryService: @unchecked Sendable {
         }
     }
 
-    /// Memo ids newest first, as `voicememo list` and MPRIS Next/Previous go.
-    var idsNewestFirst: [String] { catalog.newestFirst.map(\.id) }
+    /// Memo ids newest first, as MPRIS Next/Previous go.
+    var idsNewestFirst: [String] { catalog.page(offset: 0, count: catalog.count).map(\.id) }
+
+    /// The `count` newest memos, as the tray's menu shows them.
+    func newest(_ count: Int) -> [MemoInfo] { catalog.page(offset: 0, count: count) }
+
+    /// How many memos the library holds.
+    var memoCount: Int { catalog.count }
+
+    /// `ListMemos`: a page of memos, each with its object path and properties.
+    func listMemos(offset: UInt32, count: UInt32, order: String) throws(RecorderError) -> BusValue {
+        let count = try Validation.pageSize(count, key: "count")
+        let order = try Validation.memoOrder(order, key: "order")
+        let page = catalog.page(offset: Int(offset), count: count, order: order)
+        return .array(
+            elementSignature: "(oa{sv})",
+            page.map { .structure([.objectPath(Contract.memoPath(id: $0.id)), properties.dictionary(of: $0)]) })
+    }
+
+    /// `FindMemos`: the object paths of the memos whose title or file name holds `text`.
+    func findMemos(_ text: String) throws(RecorderError) -> BusValue {
+        let ids = catalog.find(try Validation.searchText(text, key: "text"))
+        return .array(elementSignature: "o", ids.map { .objectPath(Contract.memoPath(id: $0)) })
+    }
 
     /// What the library knows of memo `id`.
     func info(id: String) -> MemoInfo? { catalog[id] }
@@ -228,7 +251,11 @@ final class MemoLibraryService: @unchecked Sendable {
             BusObjectFamily(
                 parent: Contract.memoParentPath, interfaces: [memoInterface()],
                 members: { [weak self] in self.map { Array($0.catalog.memos.keys) } ?? [] },
-                contains: { [weak self] element in self?.catalog[String(element)] != nil }))
+                contains: { [weak self] element in self?.catalog[String(element)] != nil },
+                propertyValues: { [weak self] element in
+                    guard let self, let memo = catalog[element] else { return nil }
+                    return [properties.values(of: memo)]
+                }))
     }
 
     /// Announces a memo the catalog now holds; the object that stood in for it while it was
@@ -267,25 +294,17 @@ final class MemoLibraryService: @unchecked Sendable {
                     self?.peaks(id: id(call), count: call.arguments[0].uint32 ?? 0) { call.answer($0) }
                 },
             ],
-            properties: [
-                BusProperty(MemoMember.id, getAt: value { .string($0.id) }),
-                BusProperty(
-                    MemoMember.title, getAt: value { .string($0.title) },
+            properties: MemoMember.properties.map { declaration in
+                let read = value { [properties] in properties.value(declaration, of: $0) }
+                guard declaration == MemoMember.title else { return BusProperty(declaration, getAt: read) }
+                return BusProperty(
+                    declaration, getAt: read,
                     setLater: { [weak self] call, newValue in
                         self?.rename(id: String(call.path.lastElement), to: newValue.string ?? "") {
                             call.answer($0.map { [] })
                         }
-                    }),
-                BusProperty(
-                    MemoMember.path,
-                    getAt: value { [directory = files.directory] in .string(directory + "/" + $0.fileName) }),
-                BusProperty(MemoMember.format, getAt: value { .string($0.format.rawValue) }),
-                BusProperty(MemoMember.created, getAt: value { .int64($0.created) }),
-                BusProperty(MemoMember.duration, getAt: value { .double($0.duration) }),
-                BusProperty(MemoMember.sampleRate, getAt: value { .uint32($0.sampleRate) }),
-                BusProperty(MemoMember.channels, getAt: value { .uint32($0.channels) }),
-                BusProperty(MemoMember.size, getAt: value { .uint64($0.size) }),
-            ])
+                    })
+            })
     }
 
     private func memo(_ id: String) throws(RecorderError) -> MemoInfo {

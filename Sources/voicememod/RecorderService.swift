@@ -31,6 +31,18 @@ final class RecorderService: @unchecked Sendable {
         server.export(Contract.recorderPath, interfaces: [recorderInterface])
         server.addObjectManager(at: Contract.recorderPath)
         server.addDepartureHandler { [weak self] name in self?.levelWatchers.remove(name) }
+        announcedMemoCount = library.memoCount
+        library.changed.observe { [weak self] in self?.memoCountMayHaveChanged() }
+    }
+
+    /// The `MemoCount` last announced: the library tells of changes in batches (a whole
+    /// start-up load at once), and a batch that adds as many as it removes changes nothing.
+    private var announcedMemoCount = 0
+
+    private func memoCountMayHaveChanged() {
+        guard library.memoCount != announcedMemoCount else { return }
+        announcedMemoCount = library.memoCount
+        announce([RecorderMember.memoCount.name])
     }
 
     /// Callers (unique names) that asked for Levels with WatchLevels, until UnwatchLevels or
@@ -88,6 +100,20 @@ final class RecorderService: @unchecked Sendable {
                     self?.levelWatchers.remove(call.sender)
                     call.reply()
                 },
+                BusMethod(RecorderMember.listMemos) { [library] call in
+                    call.answer(
+                        Result { () throws(RecorderError) in
+                            [
+                                try library.listMemos(
+                                    offset: call.arguments[0].uint32!, count: call.arguments[1].uint32!,
+                                    order: call.arguments[2].string!)
+                            ]
+                        })
+                },
+                BusMethod(RecorderMember.findMemos) { [library] call in
+                    call.answer(
+                        Result { () throws(RecorderError) in [try library.findMemos(call.arguments[0].string!)] })
+                },
             ],
             properties: [
                 BusProperty(RecorderMember.state) { [recorder] in .string(recorder.state.rawValue) },
@@ -125,6 +151,7 @@ final class RecorderService: @unchecked Sendable {
                 Self.switchSetting(RecorderMember.skipSilence, of: recorder, \.skipsSilence),
                 Self.switchSetting(RecorderMember.systemAudio, of: recorder, \.systemAudio),
                 BusProperty(RecorderMember.directory) { [recorder] in .string(recorder.directory.path) },
+                BusProperty(RecorderMember.memoCount) { [library] in .uint32(UInt32(library.memoCount)) },
             ],
             signals: RecorderMember.signals.map { BusSignalSpec($0) })
     }

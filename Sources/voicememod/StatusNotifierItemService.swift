@@ -55,12 +55,11 @@ final class StatusNotifierItemService {
         menu = TrayMenuService(
             server: server,
             content: { [recorder, library, input] in
-                let recent = library.idsNewestFirst.prefix(5).compactMap { id -> (id: String, label: String)? in
-                    guard let memo = library.info(id: id) else { return nil }
+                let recent = library.newest(5).map { memo -> (id: String, label: String) in
                     let name = memo.title.isEmpty ? memo.fileName : memo.title
-                    return (id, "\(name) (\(TrayPresentation.clock(memo.duration)))")
+                    return (memo.id, "\(name) (\(TrayPresentation.clock(memo.duration)))")
                 }
-                return TrayMenuService.Content(state: recorder.state, input: input(), recentMemos: Array(recent))
+                return TrayMenuService.Content(state: recorder.state, input: input(), recentMemos: recent)
             })
         menu.onCommand = { [weak self] command in self?.perform(command) }
         library.changed.observe { [weak self] in self?.menu.refresh() }

@@ -128,6 +128,43 @@ final class CommandLineTests: IntegrationTestCase {
         XCTAssertEqual((try JSONSerialization.jsonObject(with: Data(remaining.stdout.utf8)) as? [Any])?.count, 1)
     }
 
+    func testListPagesThroughALongLibraryAndSearchFolds() throws {
+        let directory = fixture.session.memoDirectory
+        try MemoLibraryFiles.create(1100, in: directory)
+        try FileManager.default.moveItem(
+            at: directory.appendingPathComponent("2026-01-01 00.00.00 Memo 0.wav"),
+            to: directory.appendingPathComponent("2026-03-01 10.00.00 Réunion Müller.wav"))
+        let recorder = try VoiceMemoProxy(session: fixture.session)
+        try waitUntil("the daemon has read the copied memos", timeout: .seconds(10)) {
+            try recorder.property(RecorderMember.memoCount.name).uint32 == 1100
+        }
+        let listing = try voicememo("list", "--json")
+        XCTAssertEqual(listing.status, 0, "\(listing)")
+        let memos = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(listing.stdout.utf8)) as? [[String: Any]])
+        XCTAssertEqual(memos.count, 1100, "more than one page of ListMemos")
+        XCTAssertEqual(memos.first?["title"] as? String, "Réunion Müller", "newest first")
+        XCTAssertEqual(Set(memos.compactMap { $0["id"] as? String }).count, 1100, "each memo once")
+
+        let found = try voicememo("list", "--search", "MULLER", "--json")
+        XCTAssertEqual(found.status, 0, "\(found)")
+        let foundMemos = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(found.stdout.utf8)) as? [[String: Any]])
+        XCTAssertEqual(foundMemos.map { $0["title"] as? String }, ["Réunion Müller"])
+        let text = try voicememo("list", "--search", "memo 1099")
+        XCTAssertEqual(text.stdout.split(separator: "\n").count, 1, text.stdout)
+        XCTAssertTrue(text.stdout.hasSuffix("Memo 1099\n"), text.stdout)
+        let oldest = try voicememo("list", "--search", "memo 1", "--json")
+        let oldestMemos = try XCTUnwrap(
+            JSONSerialization.jsonObject(with: Data(oldest.stdout.utf8)) as? [[String: Any]])
+        XCTAssertEqual(oldestMemos.count, 211, "Memo 1, 10–19, 100–199 and 1000–1099")
+        XCTAssertEqual(oldestMemos.last?["title"] as? String, "Memo 1", "newest first, down to the oldest found")
+        let none = try voicememo("list", "--search", "no such memo")
+        XCTAssertEqual(none.status, 0, "\(none)")
+        XCTAssertEqual(none.stdout, "")
+        let missing = try voicememo("list", "--search")
+        XCTAssertNotEqual(missing.status, 0)
+        XCTAssertTrue(missing.stderr.contains("search"), missing.stderr)
+    }
+
     /// Renames the one memo file to a time stamp of long ago. Memos recorded a second apart
     /// have ids that differ only in their last digit, so only the whole id would tell them
     /// apart; against an old memo a short prefix picks the new one.

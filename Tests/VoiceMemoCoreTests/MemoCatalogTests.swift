@@ -68,3 +68,114 @@ struct MemoCatalogTests {
         #expect(MemoNaming.creationDate(forFileName: "interview.wav") == nil)
     }
 }
+
+@Suite("Memo catalog pages and search")
+struct MemoCatalogPagingTests {
+    func memo(_ name: String, created: Int64, title: String = "") -> MemoInfo {
+        MemoInfo(
+            fileName: name, title: title, format: .wav, created: created, duration: 1, sampleRate: 48000, channels: 1,
+            size: 100, modified: 1)
+    }
+
+    /// Ten memos, created out of name order, two of them in the same microsecond.
+    var library: MemoCatalog {
+        MemoCatalog((0..<10).map { memo("m\($0).wav", created: Int64(($0 * 7) % 10)) } + [memo("tie.wav", created: 3)])
+    }
+
+    @Test func pagesFollowCreationNewestFirstAndTiesById() {
+        var catalog = library
+        let all = catalog.page(offset: 0, count: 100)
+        let expected = catalog.memos.values.sorted { ($0.created, $0.id) > ($1.created, $1.id) }
+        #expect(all == expected)
+        #expect(all.count == 11)
+        let tied = all.filter { $0.created == 3 }.map(\.id)
+        #expect(tied == tied.sorted(by: >), "greater id first among equals")
+    }
+
+    @Test func oldestIsTheExactReverseAndPagesJoinUp() {
+        var catalog = library
+        let newest = catalog.page(offset: 0, count: 100)
+        #expect(catalog.page(offset: 0, count: 100, order: .oldest) == newest.reversed())
+        var joined: [MemoInfo] = []
+        for offset in stride(from: 0, to: 12, by: 4) { joined += catalog.page(offset: offset, count: 4) }
+        #expect(joined == newest)
+        #expect(catalog.page(offset: 9, count: 4, order: .oldest) == Array(newest.prefix(2).reversed()))
+    }
+
+    @Test func emptyPagesAtTheEndAndForNoCount() {
+        var catalog = library
+        #expect(catalog.page(offset: 11, count: 5).isEmpty)
+        #expect(catalog.page(offset: Int(UInt32.max), count: 5, order: .oldest).isEmpty)
+        #expect(catalog.page(offset: 0, count: 0).isEmpty)
+        var empty = MemoCatalog()
+        #expect(empty.page(offset: 0, count: 50).isEmpty)
+    }
+
+    @Test func theOrderFollowsInsertsRemovalsAndChangesAfterItIsBuilt() {
+        var catalog = library
+        _ = catalog.page(offset: 0, count: 1)
+        catalog.insert(memo("late.wav", created: 100))
+        catalog.remove(id: MemoNaming.memoID(forFileName: "m0.wav"))
+        var moved = catalog[MemoNaming.memoID(forFileName: "m1.wav")]!
+        moved.created = -5
+        catalog.insert(moved)
+        let rebuilt = MemoCatalog(Array(catalog.memos.values))
+        var fresh = rebuilt
+        #expect(catalog.page(offset: 0, count: 100) == fresh.page(offset: 0, count: 100))
+        #expect(catalog.page(offset: 0, count: 1).first?.fileName == "late.wav")
+        #expect(catalog.page(offset: 0, count: 1, order: .oldest).first?.fileName == "m1.wav")
+        #expect(catalog.count == 11)
+    }
+
+    @Test func aLargeBatchInsertKeepsTheOrderRight() {
+        var catalog = library
+        _ = catalog.page(offset: 0, count: 1)
+        _ = catalog.find("m")
+        catalog.insert(
+            contentsOf: (0..<100).map { memo("b\($0).wav", created: Int64(1000 - $0), title: "Batch \($0)") })
+        #expect(catalog.page(offset: 0, count: 1).first?.fileName == "b0.wav")
+        #expect(catalog.find("batch 99") == [MemoNaming.memoID(forFileName: "b99.wav")])
+    }
+
+    @Test func searchFoldsCaseAndDiacriticsNewestFirst() {
+        var catalog = MemoCatalog([
+            memo("a.wav", created: 1, title: "Réunion Müller"), memo("b.wav", created: 2, title: "MULLER budget"),
+            memo("c.wav", created: 3, title: "Stra\u{DF}e"), memo("Cafe\u{301}.flac", created: 4, title: ""),
+        ])
+        let id = { (name: String) in MemoNaming.memoID(forFileName: name) }
+        #expect(catalog.find("muller") == [id("b.wav"), id("a.wav")])
+        #expect(catalog.find("MÜLLER") == [id("b.wav"), id("a.wav")])
+        #expect(catalog.find("réunion") == [id("a.wav")])
+        #expect(catalog.find("STRASSE") == [id("c.wav")])
+        #expect(catalog.find("café") == [id("Cafe\u{301}.flac")], "the file name too, precomposed or not")
+        #expect(catalog.find("").isEmpty)
+        #expect(catalog.find("\u{301}").isEmpty, "marks alone fold to nothing")
+        #expect(catalog.find("muller\nb").isEmpty, "no match spans the title and the file name")
+        catalog.insert(memo("b.wav", created: 2, title: "renamed"))
+        #expect(catalog.find("muller") == [id("a.wav")], "a new title is searched")
+        catalog.remove(id: id("a.wav"))
+        #expect(catalog.find("muller").isEmpty)
+    }
+}
+
+@Suite("Search text")
+struct SearchTextTests {
+    @Test func foldingRemovesDiacriticsAndCase() {
+        let folded = { (text: String) in String(decoding: SearchText(text).utf8, as: UTF8.self) }
+        #expect(folded("Réunion MÜLLER") == "reunion muller")
+        #expect(folded("Ångström") == "angstrom")
+        #expect(folded("ﬁle Straße") == "file strasse")
+        #expect(folded("İstanbul") == "istanbul")
+        #expect(folded("日本語") == "日本語")
+        #expect(folded("ABC-123_x") == "abc-123_x")
+    }
+
+    @Test func containsIsASubstringOfTheFoldedText() {
+        let text = SearchText("2026-01-01 Réunion.wav")
+        #expect(text.contains(SearchText("REUNION")))
+        #expect(text.contains(SearchText("n.wav")))
+        #expect(text.contains(SearchText("")))
+        #expect(!text.contains(SearchText("reunions")))
+        #expect(!SearchText("ab").contains(SearchText("abc")))
+    }
+}
