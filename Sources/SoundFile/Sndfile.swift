@@ -11,7 +11,8 @@ enum Sndfile {
     /// The major/sub-format code libsndfile uses for `format` at `quality`.
     static func formatCode(_ format: FileFormat) -> Int32 {
         switch format {
-        case .wav(let sampleType): Int32(SF_FORMAT_WAV) | sampleType
+        // RF64, so a memo may pass 4 GiB; `enableAutoDowngrade` keeps it a plain WAV until then.
+        case .wav(let sampleType): Int32(SF_FORMAT_RF64) | sampleType
         case .flac: Int32(SF_FORMAT_FLAC | SF_FORMAT_PCM_16)
         case .opus: Int32(SF_FORMAT_OGG | SF_FORMAT_OPUS)
         case .vorbis: Int32(SF_FORMAT_OGG | SF_FORMAT_VORBIS)
@@ -53,7 +54,9 @@ enum Sndfile {
     private static func memoFormat(_ code: Int32) -> AudioFormat? {
         let sub = Int(code & Int32(SF_FORMAT_SUBMASK))
         switch Int(code & Int32(SF_FORMAT_TYPEMASK)) {
-        case SF_FORMAT_WAV: return .wav
+        // libsndfile names a WAV by its header: WAVE_FORMAT_EXTENSIBLE (our memos under 4 GiB)
+        // reads as WAVEX, a memo past 4 GiB as RF64; all are what the library calls wav.
+        case SF_FORMAT_WAV, SF_FORMAT_WAVEX, SF_FORMAT_RF64: return .wav
         case SF_FORMAT_FLAC: return .flac
         case SF_FORMAT_MPEG: return .mp3
         case SF_FORMAT_OGG: return sub == SF_FORMAT_OPUS ? .opus : sub == SF_FORMAT_VORBIS ? .vorbis : nil
@@ -141,6 +144,15 @@ enum Sndfile {
     static func command(_ handle: OpaquePointer, _ command: Int32, int value: Int32) -> Int32 {
         var value = value
         return sf_command(handle, command, &value, Int32(MemoryLayout<Int32>.size))
+    }
+
+    /// Makes an RF64 file being written a plain RIFF WAVE while it is under 4 GiB (every
+    /// WAV reader takes that), turning it into RF64 at the first header update past 4 GiB.
+    /// libsndfile takes the flag only before the first frame, and in the size argument.
+    static func enableAutoDowngrade(_ handle: OpaquePointer, path: String) throws(SoundFileError) {
+        guard sf_command(handle, Int32(SFC_RF64_AUTO_DOWNGRADE), nil, Int32(SF_TRUE)) == SF_TRUE else {
+            throw SoundFileError(path: path, message: "libsndfile refused the RF64 downgrade: \(lastError(handle))")
+        }
     }
 
     static func setString(_ handle: OpaquePointer, _ kind: Int32, _ text: String, path: String) throws(SoundFileError) {

@@ -63,6 +63,10 @@ public final class SoundFileWriter: AudioFileSink {
     ) throws(SoundFileError) {
         switch format {
         case .wav:
+            // A plain WAV's sizes are 32 bits: past 4 GiB (6.2 hours of 48 kHz stereo) they
+            // would wrap. RF64 carries 64-bit sizes, and libsndfile writes it as a plain WAV
+            // (with a JUNK chunk where RF64's sizes go) until the file grows past 4 GiB.
+            try Sndfile.enableAutoDowngrade(handle, path: path)
             // The header is rewritten at every synchronize() (each second, and on pause), not
             // after every 20 ms write: that cost a quarter of the client's CPU. The file is
             // valid throughout (a header that lags only hides the newest second, and crash
