@@ -27,7 +27,8 @@ BINARIES   ?=
 # What building needs, and what the tests and `make run` need on top.
 BUILD_PACKAGES := libpulse-dev libdbus-1-dev libsndfile1-dev pkg-config
 RUN_PACKAGES   := dbus-daemon pulseaudio pulseaudio-utils
-TEST_PACKAGES  := $(RUN_PACKAGES) systemd sox pipewire pipewire-bin pipewire-pulse wireplumber playerctl desktop-file-utils \
+# ffmpeg: ffprobe is one of the readers a WAV memo is checked against, RF64 ones included.
+TEST_PACKAGES  := $(RUN_PACKAGES) systemd sox ffmpeg pipewire pipewire-bin pipewire-pulse wireplumber playerctl desktop-file-utils \
                   flac opus-tools python3-dbusmock python3-gi gcc libc6-dev libglib2.0-bin gvfs \
                   gstreamer1.0-tools gstreamer1.0-plugins-good gstreamer1.0-pulseaudio \
                   sway waybar grim fonts-dejavu-core fontconfig gtk-update-icon-cache librsvg2-common passwd python3
