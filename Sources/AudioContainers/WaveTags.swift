@@ -5,6 +5,10 @@
 /// chunk (including `data`) byte for byte, rebuilds the first `INFO` list with the new `INAM`
 /// (dropping `INAM` entries from any further `INFO` lists), keeps every chunk at an even
 /// offset with a pad byte after odd-sized ones, and recomputes the RIFF size.
+///
+/// A WAV memo past 4 GiB is RF64 (`RF64Sizes`): its sizes live in a `ds64` chunk, which is
+/// rewritten with them; under 4 GiB libsndfile writes it as a plain WAV with a `JUNK` chunk
+/// where `ds64` would go, which is copied like any other chunk.
 enum WaveTags {
     /// The file's title, if it has one.
     static func title(of file: InputFile) throws(TagEditError) -> String? {
@@ -22,11 +26,11 @@ enum WaveTags {
     static func write(
         _ file: InputFile, replacingTitleWith title: String?, to output: AtomicFileReplacement
     ) throws(TagEditError) {
-        let (chunks, riffEnd) = try chunks(of: file)
+        let layout = try chunks(of: file)
         var title = title
         // Each chunk becomes either a copy of its source bytes or new bytes.
         var parts: [(id: [UInt8], source: Chunk?, body: [UInt8])] = []
-        for chunk in chunks {
+        for chunk in layout.chunks {
             guard chunk.id == Self.list, var info = try InfoList(chunk, of: file) else {
                 parts.append((chunk.id, chunk, []))
                 continue
@@ -46,18 +50,42 @@ enum WaveTags {
             parts.insert((Self.list, nil, list.bytes), at: index)
         }
 
-        let lengths = parts.map { $0.source.map { Int64($0.range.count) } ?? Int64($0.body.count) }
-        let riffSize = lengths.reduce(Int64(4)) { $0 + 8 + $1 + $1 % 2 }
-        guard riffSize <= Int64(UInt32.max) else {
-            throw TagEditError(path: file.path, message: "the file would grow past the 4 GiB limit of WAV")
+        func length(_ part: (id: [UInt8], source: Chunk?, body: [UInt8])) -> Int64 {
+            part.source.map { Int64($0.range.count) } ?? Int64(part.body.count)
         }
-        var header = Array("RIFF".utf8)
-        header.appendUInt32LE(UInt32(riffSize))
-        header += Array("WAVE".utf8)
+        func riffSize() -> Int64 { parts.reduce(Int64(4)) { $0 + 8 + length($1) + length($1) % 2 } }
+        // An RF64 file stays one; a plain WAV becomes one only if the new title takes it past
+        // 4 GiB, and then its ds64 chunk takes the place of libsndfile's JUNK placeholder.
+        var sizes = layout.sizes
+        if sizes == nil, riffSize() > Int64(UInt32.max) {
+            if parts.first?.id == Self.junk { parts.removeFirst() }
+            sizes = RF64Sizes(riffSize: 0, dataSize: 0, sampleCount: try layout.frameCount(in: file))
+        }
+        var header: [UInt8]
+        if var sizes {
+            let data = parts.first { $0.id == Self.data }.map(length) ?? 0
+            sizes.dataSize = data
+            sizes.table = parts.filter { $0.id != Self.data && length($0) > Int64(UInt32.max) }.map {
+                ($0.id, length($0))
+            }
+            sizes.riffSize = riffSize() + 8 + Int64(sizes.bytes.count)
+            header = RF64Sizes.magic
+            header.appendUInt32LE(RF64Sizes.placeholder)
+            header += Array("WAVE".utf8) + RF64Sizes.chunkID
+            header.appendUInt32LE(UInt32(sizes.bytes.count))
+            header += sizes.bytes
+        } else {
+            header = Array("RIFF".utf8)
+            header.appendUInt32LE(UInt32(riffSize()))
+            header += Array("WAVE".utf8)
+        }
         try output.write(header)
-        for (part, length) in zip(parts, lengths) {
+        for part in parts {
+            let length = length(part)
             var chunkHeader = part.id
-            chunkHeader.appendUInt32LE(UInt32(length))
+            // In RF64, `data` always reads the placeholder, as libsndfile writes it.
+            let isPlaceholder = length > Int64(UInt32.max) || (sizes != nil && part.id == Self.data)
+            chunkHeader.appendUInt32LE(isPlaceholder ? RF64Sizes.placeholder : UInt32(length))
             try output.write(chunkHeader)
             if let source = part.source {
                 try file.copy(source.range, to: output)
@@ -67,12 +95,13 @@ enum WaveTags {
             if length % 2 == 1 { try output.write([0]) }
         }
         // Anything after the RIFF chunk is not ours to judge; it is kept.
-        try file.copy(riffEnd..<file.size, to: output)
+        try file.copy(layout.end..<file.size, to: output)
     }
 
     private static let titleID = Array("INAM".utf8)
     private static let list = Array("LIST".utf8)
     private static let data = Array("data".utf8)
+    private static let junk = Array("JUNK".utf8)
 
     /// A top-level chunk: its four-character id and where its body lies in the file.
     private struct Chunk {
@@ -80,31 +109,62 @@ enum WaveTags {
         var range: Range<Int64>
     }
 
-    /// The chunks inside the RIFF WAVE chunk, each length checked against the file's size,
-    /// and the offset where the RIFF chunk ends.
-    private static func chunks(of file: InputFile) throws(TagEditError) -> (chunks: [Chunk], end: Int64) {
+    /// A WAVE file's chunks, and its 64-bit sizes when it is RF64.
+    private struct Layout {
+        /// Every chunk inside the RIFF (or RF64) chunk but `ds64`, in file order.
+        var chunks: [Chunk]
+        /// Where the RIFF chunk ends.
+        var end: Int64
+        /// The `ds64` chunk's sizes, for an RF64 file.
+        var sizes: RF64Sizes?
+
+        /// Frames in `data`, from the format's block size: for a plain WAV about to become RF64.
+        func frameCount(in file: InputFile) throws(TagEditError) -> Int64 {
+            guard let format = chunks.first(where: { $0.id == Array("fmt ".utf8) }), format.range.count >= 16,
+                let data = chunks.first(where: { $0.id == WaveTags.data })
+            else { return 0 }
+            let blockAlign = try file.read(at: format.range.lowerBound + 12, count: 2)
+            return Int64(data.range.count) / max(1, Int64(blockAlign[0]) | Int64(blockAlign[1]) << 8)
+        }
+    }
+
+    /// The chunks inside the RIFF WAVE (or RF64 WAVE) chunk, each length checked against the
+    /// file's size, and the offset where that chunk ends.
+    private static func chunks(of file: InputFile) throws(TagEditError) -> Layout {
         var header = ByteReader(try file.read(at: 0, upTo: 12), of: "the RIFF header", in: file)
         let magic = try header.read(4)
-        if magic == Array("RF64".utf8) {
-            throw TagEditError(path: file.path, message: "RF64 (WAV larger than 4 GiB) files are not supported")
+        let riffSize32 = try header.readUInt32LE()
+        guard magic == Array("RIFF".utf8) || magic == RF64Sizes.magic, try header.read(4) == Array("WAVE".utf8) else {
+            throw file.malformed("it does not start with a RIFF WAVE or RF64 WAVE header")
         }
-        let riffSize = Int64(try header.readUInt32LE())
-        guard magic == Array("RIFF".utf8), try header.read(4) == Array("WAVE".utf8) else {
-            throw file.malformed("it does not start with a RIFF WAVE header")
+        var offset: Int64 = 12
+        var sizes: RF64Sizes?
+        var riffSize = Int64(riffSize32)
+        if magic == RF64Sizes.magic {
+            // The ds64 chunk comes first and holds the sizes the 32-bit fields cannot.
+            var chunkHeader = ByteReader(try file.read(at: offset, upTo: 8), of: "the ds64 chunk header", in: file)
+            let id = try chunkHeader.read(4)
+            let size = Int64(try chunkHeader.readUInt32LE())
+            guard id == RF64Sizes.chunkID, size >= 28 else { throw file.malformed("its RF64 header has no ds64 chunk") }
+            let found = try RF64Sizes(try file.read(at: offset + 8, count: Int(size)), at: offset, in: file)
+            sizes = found
+            riffSize = found.riffSize
+            offset += 8 + size + size % 2
         }
         guard riffSize <= file.size - 8 else {
             throw file.malformed("the RIFF header claims \(riffSize + 8) bytes but the file has \(file.size)")
         }
         let end = 8 + riffSize
         var chunks: [Chunk] = []
-        var offset: Int64 = 12
         while end - offset >= 8 {
             var chunkHeader = ByteReader(try file.read(at: offset, count: 8), of: "a RIFF chunk header", in: file)
             let id = try chunkHeader.read(4)
-            let size = Int64(try chunkHeader.readUInt32LE())
-            guard size <= end - offset - 8 else {
+            let declared = try chunkHeader.readUInt32LE()
+            guard let size = sizes.map({ $0.size(ofChunk: id, declared: declared) }) ?? Int64(declared),
+                size <= end - offset - 8
+            else {
                 throw file.malformed(
-                    "the \"\(decodeTagText(id))\" chunk at byte \(offset) claims \(size) bytes, past the end of the RIFF data"
+                    "the \"\(decodeTagText(id))\" chunk at byte \(offset) claims \(declared) bytes, past the end of the RIFF data"
                 )
             }
             chunks.append(Chunk(id: id, range: offset + 8..<offset + 8 + size))
@@ -115,7 +175,7 @@ enum WaveTags {
         guard chunks.contains(where: { $0.id == Array("fmt ".utf8) }), chunks.contains(where: { $0.id == data }) else {
             throw file.malformed("the WAVE data has no \"fmt \" or no \"data\" chunk")
         }
-        return (chunks, end)
+        return Layout(chunks: chunks, end: end, sizes: sizes)
     }
 
     /// The entries of a `LIST` chunk of type `INFO`, such as `INAM` (title), `ICRD` (date) and

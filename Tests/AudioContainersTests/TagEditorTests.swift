@@ -44,6 +44,32 @@ struct TagEditorTests {
         }
     }
 
+    /// An RF64 file (as ours become past 4 GiB; this one ffmpeg wrote, at any length): the
+    /// rename rewrites the ds64 chunk's RIFF size and keeps its data size and frame count.
+    @Test func renamingAnRF64FileKeepsItRF64() throws {
+        let memo = try MemoFixture(.wav, channels: 2)
+        defer { memo.remove() }
+        let path = memo.directory + "/rf64.wav"
+        try ToolReport.convert(memo.path, to: path, ffmpegOptions: ["-c", "copy", "-rf64", "always"])
+        let before = try Decoded(path)
+        #expect(before.frameCount == 96000)
+        #expect(try FileBytes.header(path) == "RF64")
+        let ds64 = try FileBytes.read(path, at: 20, count: 28)
+        for title in ["Meeting notes", Self.longTitle, ""] {
+            try TagEditor.setTitle(title, ofFileAt: path, container: .wav)
+            #expect(try FileBytes.header(path) == "RF64")
+            let riffSize = try FileBytes.read(path, at: 20, count: 8).reversed().reduce(0) { $0 << 8 | Int64($1) }
+            #expect(riffSize == (try FileBytes.size(path)) - 8)
+            #expect(try FileBytes.read(path, at: 28, count: 20) == Array(ds64[8...]), "data size and frames")
+            let after = try Decoded(path)
+            #expect(after.samples == before.samples)
+            #expect(after.title == (title.isEmpty ? nil : title))
+            #expect(try TagEditor.title(ofFileAt: path, container: .wav) == (title.isEmpty ? nil : title))
+            let ffprobe = try ToolReport.ffprobe(path)
+            #expect(ffprobe.format == "wav" && abs(ffprobe.duration - 2) < 0.001)
+        }
+    }
+
     @Test(arguments: AudioFormat.allCases)
     func stereoFileWithoutTitleGetsOne(format: AudioFormat) throws {
         let memo = try MemoFixture(format, channels: 2, title: nil)
