@@ -27,24 +27,45 @@ public enum CrashRepair {
     }
 
     /// RIFF and data sizes from the file's real length, cut to whole frames.
+    ///
+    /// A WAV memo is a plain WAV with a `JUNK` chunk until it passes 4 GiB, then RF64 with
+    /// its sizes in a `ds64` chunk (see `RF64Sizes`); a crash can leave either with stale
+    /// sizes, and a plain one past 4 GiB when it came between the crossing and the next
+    /// header update, which is then made the RF64 file libsndfile would have made it.
     private static func repairWave(_ file: InputFile, _ editor: InPlaceEditor, _ fixes: inout [String])
         throws(TagEditError)
     {
         var header = ByteReader(try file.read(at: 0, count: 12), of: "the RIFF header", in: file)
-        guard try header.read(4) == Array("RIFF".utf8) else { throw file.malformed("it does not start with RIFF") }
+        let magic = try header.read(4)
+        guard magic == Array("RIFF".utf8) || magic == RF64Sizes.magic else {
+            throw file.malformed("it does not start with RIFF or RF64")
+        }
         _ = try header.readUInt32LE()
         guard try header.read(4) == Array("WAVE".utf8) else { throw file.malformed("it is not a WAVE file") }
         var offset: Int64 = 12
+        var sizes: RF64Sizes?
+        if magic == RF64Sizes.magic {
+            guard try startsChunk(file, at: offset), try file.read(at: offset, count: 4) == RF64Sizes.chunkID else {
+                throw file.malformed("its RF64 header has no ds64 chunk")
+            }
+            var chunk = ByteReader(try file.read(at: offset + 4, count: 4), of: "the ds64 chunk header", in: file)
+            let size = Int64(try chunk.readUInt32LE())
+            sizes = try RF64Sizes(try file.read(at: offset + 8, count: Int(size)), at: offset, in: file)
+            offset += 8 + size + size % 2
+        }
         var blockAlign: Int64 = 1
+        var factOffset: Int64?
         while file.size - offset >= 8 {
             var chunk = ByteReader(try file.read(at: offset, count: 8), of: "a RIFF chunk header", in: file)
             let id = try chunk.read(4)
-            let size = Int64(try chunk.readUInt32LE())
+            let declared = try chunk.readUInt32LE()
+            let size = sizes.map { $0.size(ofChunk: id, declared: declared) ?? Int64(declared) } ?? Int64(declared)
             if id == Array("fmt ".utf8), size >= 16 {
                 var format = ByteReader(try file.read(at: offset + 8, count: 16), of: "the fmt chunk", in: file)
                 _ = try format.read(12)
                 blockAlign = max(1, Int64(try format.readUIntBE(1)) | Int64(try format.readUIntBE(1)) << 8)
             }
+            if id == Array("fact".utf8), size >= 4 { factOffset = offset + 8 }
             if id == Array("data".utf8) {
                 let available = file.size - offset - 8
                 // A data chunk followed by an intact chunk keeps its size; otherwise it is the
@@ -54,24 +75,84 @@ public enum CrashRepair {
                 // audio written after it was last updated.
                 let dataSize = available / blockAlign * blockAlign
                 let end = offset + 8 + dataSize
-                if dataSize != size {
-                    try editor.write(UInt32(dataSize).littleEndianBytes, at: offset + 4)
-                    fixes.append("data size \(size) → \(dataSize)")
-                }
                 if end != file.size {
                     try editor.truncate(to: end)
                     fixes.append("cut \(file.size - end) torn bytes")
+                }
+                if sizes == nil, end - 8 > Int64(UInt32.max) {
+                    try convertToRF64(file, editor, dataOffset: offset)
+                    sizes = RF64Sizes(riffSize: 0, dataSize: 0, sampleCount: 0)  // as written, to be set
+                    fixes.append("made RF64: the audio passed 4 GiB after the header was last written")
+                }
+                if var sizes {
+                    let stale = sizes
+                    (sizes.riffSize, sizes.dataSize, sizes.sampleCount) = (end - 8, dataSize, dataSize / blockAlign)
+                    if sizes != stale {
+                        try editor.write(sizes.bytes, at: 20)
+                        fixes.append("ds64 sizes set to \(dataSize) bytes of data, \(sizes.sampleCount) frames")
+                    }
+                    if declared != RF64Sizes.placeholder {
+                        try editor.write(RF64Sizes.placeholder.littleEndianBytes, at: offset + 4)
+                        fixes.append("data size \(declared) → the ds64 chunk's")
+                    }
+                    return
+                }
+                if dataSize != size {
+                    try editor.write(UInt32(dataSize).littleEndianBytes, at: offset + 4)
+                    fixes.append("data size \(size) → \(dataSize)")
                 }
                 let riffSize = UInt32(end - 8)
                 if try file.read(at: 4, count: 4) != riffSize.littleEndianBytes {
                     try editor.write(riffSize.littleEndianBytes, at: 4)
                     fixes.append("RIFF size set to \(riffSize)")
                 }
+                // libsndfile's WAVE_FORMAT_EXTENSIBLE files count their frames in `fact` too,
+                // and ffmpeg believes that count.
+                let frames = UInt32(dataSize / blockAlign)
+                if let factOffset, try file.read(at: factOffset, count: 4) != frames.littleEndianBytes {
+                    try editor.write(frames.littleEndianBytes, at: factOffset)
+                    fixes.append("fact frame count set to \(frames)")
+                }
                 return
             }
             offset += 8 + size + size % 2
         }
         throw file.malformed("it has no data chunk")
+    }
+
+    /// Rewrites a plain WAV's header, up to its `data` chunk at `dataOffset`, as the RF64
+    /// header libsndfile writes past 4 GiB, in the same bytes: `RF64`, a `ds64` chunk (its
+    /// sizes left for the caller) where the `JUNK` placeholder was, the other chunks but
+    /// `JUNK` and `fact` (whose 32-bit count RF64 replaces), a `PAD ` chunk for what is left.
+    private static func convertToRF64(_ file: InputFile, _ editor: InPlaceEditor, dataOffset: Int64)
+        throws(TagEditError)
+    {
+        var region = RF64Sizes.chunkID
+        region.appendUInt32LE(28)
+        region += RF64Sizes(riffSize: 0, dataSize: 0, sampleCount: 0).bytes
+        var offset: Int64 = 12
+        while offset < dataOffset {
+            var chunk = ByteReader(try file.read(at: offset, count: 8), of: "a RIFF chunk header", in: file)
+            let id = try chunk.read(4)
+            let size = Int64(try chunk.readUInt32LE())
+            let length = 8 + size + size % 2
+            guard length <= dataOffset - offset else { throw file.malformed("a chunk runs into the data chunk") }
+            if ![Array("JUNK".utf8), Array("fact".utf8), Array("PAD ".utf8)].contains(id) {
+                region += try file.read(at: offset, count: Int(length))
+            }
+            offset += length
+        }
+        let room = dataOffset - 12 - Int64(region.count)
+        guard room == 0 || room >= 8 else {
+            throw file.malformed("its header has no room for the ds64 chunk RF64 needs past 4 GiB")
+        }
+        if room >= 8 {
+            region += Array("PAD ".utf8)
+            region.appendUInt32LE(UInt32(room - 8))
+            region += [UInt8](repeating: 0, count: Int(room - 8))
+        }
+        try editor.write(region, at: 12)
+        try editor.write(RF64Sizes.magic + RF64Sizes.placeholder.littleEndianBytes, at: 0)
     }
 
     /// Whether a RIFF chunk header (a printable four-character id and a size that fits in

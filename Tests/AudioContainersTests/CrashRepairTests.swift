@@ -35,6 +35,19 @@ struct CrashRepairTests {
         #expect(try CrashRepair.repair(fileAt: fixture.path, container: .wav).isEmpty, "repair is idempotent")
     }
 
+    /// libsndfile's WAVE_FORMAT_EXTENSIBLE memos count their frames in a `fact` chunk too,
+    /// which ffmpeg takes for the length.
+    @Test func aTornWaveGetsItsFactCountFromItsRealLength() throws {
+        let fixture = try MemoFixture(.wav)
+        defer { fixture.remove() }
+        let dataStart = fixture.bytes.count - 96000 * 2
+        try truncate(fixture, to: dataStart + 48000 * 2)
+        let fixes = try CrashRepair.repair(fileAt: fixture.path, container: .wav)
+        #expect(fixes.contains("fact frame count set to 48000"), "\(fixes)")
+        #expect(abs(try ToolReport.ffprobe(fixture.path).duration - 1) < 0.001)
+        #expect(try ToolReport.sox(fixture.path).frames == 48000)
+    }
+
     @Test func aWaveWhoseHeaderLagsKeepsEveryFrameWritten() throws {
         let fixture = try MemoFixture(.wav)
         defer { fixture.remove() }
@@ -45,6 +58,65 @@ struct CrashRepairTests {
         let fixes = try CrashRepair.repair(fileAt: fixture.path, container: .wav)
         #expect(fixes.contains("data size 96000 → 192000"))
         #expect(try Decoded(fixture.path).frameCount == 96000)
+    }
+
+    /// A plain WAV's 32-bit sizes end at 4 GiB. libsndfile makes the memo RF64 at the first
+    /// header update past that; a crash before it leaves a plain WAV too long for its header,
+    /// which repair makes RF64. The length comes from a sparse extension: zeros, no disk.
+    @Test func aPlainWavePast4GiBBecomesRF64() throws {
+        let fixture = try MemoFixture(.wav)
+        defer { fixture.remove() }
+        let original = try Decoded(fixture.path)
+        let dataStart = Int64(fixture.bytes.count - 96000 * 2)
+        #expect(try FileBytes.read(fixture.path, at: 12, count: 4) == Array("JUNK".utf8))
+        let frames: Int64 = 2_200_000_000  // 4.4 GB of 16-bit mono
+        try FileBytes.truncate(fixture.path, to: dataStart + frames * 2 + 1)
+        let fixes = try CrashRepair.repair(fileAt: fixture.path, container: .wav)
+        #expect(fixes.contains("made RF64: the audio passed 4 GiB after the header was last written"), "\(fixes)")
+        #expect(try FileBytes.header(fixture.path) == "RF64")
+        #expect(try FileBytes.read(fixture.path, at: 12, count: 8) == Array("ds64".utf8) + [28, 0, 0, 0])
+        #expect(try FileBytes.size(fixture.path) == dataStart + frames * 2, "the torn byte is cut")
+        let reader = try SoundFileReader(path: fixture.path)
+        #expect(reader.frameCount == Int(frames))
+        #expect(reader.format == .wav)
+        #expect(reader.title == MemoFixture.originalTitle, "the LIST chunk moved with the header")
+        let buffer = UnsafeMutableBufferPointer<Float>.allocate(capacity: 96000)
+        defer { buffer.deallocate() }
+        #expect(try reader.read(into: buffer, frameCount: 96000) == 96000)
+        #expect(buffer.map { Int16(($0 * 32768).rounded()) } == original.samples, "the audio is where it was")
+        // (sox is left out: it reads this 2.2-billion-frame mono file for minutes.)
+        let duration = Double(frames) / 48000
+        #expect(abs(try ToolReport.ffprobe(fixture.path).duration - duration) < 0.01)
+        #expect(try CrashRepair.repair(fileAt: fixture.path, container: .wav).isEmpty, "repair is idempotent")
+    }
+
+    /// Past 4 GiB the sizes a crash leaves stale are the ds64 chunk's.
+    @Test func anRF64WithStaleSizesGetsThemFromItsRealLength() throws {
+        let fixture = try MemoFixture(.wav)
+        defer { fixture.remove() }
+        let dataStart = Int64(fixture.bytes.count - 96000 * 2)
+        try FileBytes.truncate(fixture.path, to: dataStart + 4_400_000_000)
+        _ = try CrashRepair.repair(fileAt: fixture.path, container: .wav)
+        #expect(try FileBytes.header(fixture.path) == "RF64")
+        // Recording went on for a second after the last header update, and stopped mid-frame.
+        let frames: Int64 = 2_300_000_000
+        try FileBytes.truncate(fixture.path, to: dataStart + frames * 2 + 1)
+        let stale = frames - 48000
+        try FileBytes.patch(fixture.path, at: 20, ds64(dataStart - 8 + stale * 2, stale * 2, stale))
+        #expect(try SoundFileReader(path: fixture.path).frameCount == Int(stale))
+        let fixes = try CrashRepair.repair(fileAt: fixture.path, container: .wav)
+        #expect(fixes == ["cut 1 torn bytes", "ds64 sizes set to \(frames * 2) bytes of data, \(frames) frames"])
+        #expect(
+            try FileBytes.read(fixture.path, at: 20, count: 28) == ds64(dataStart - 8 + frames * 2, frames * 2, frames))
+        #expect(try SoundFileReader(path: fixture.path).frameCount == Int(frames))
+        #expect(abs(try ToolReport.ffprobe(fixture.path).duration - Double(frames) / 48000) < 0.01)
+        #expect(try CrashRepair.repair(fileAt: fixture.path, container: .wav).isEmpty)
+    }
+
+    /// A `ds64` body: RIFF size, data size, frames, an empty table.
+    func ds64(_ riffSize: Int64, _ dataSize: Int64, _ frames: Int64) -> [UInt8] {
+        [riffSize, dataSize, frames].flatMap { value in (0..<8).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
+            + [0, 0, 0, 0]
     }
 
     @Test(arguments: [AudioFormat.opus, .vorbis])
