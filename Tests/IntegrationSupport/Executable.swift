@@ -23,6 +23,9 @@ package enum Executable {
         "grim": "grim",
         "fc-list": "fontconfig",
         "gtk-update-icon-cache": "gtk-update-icon-cache",
+        "sox": "sox",
+        "ffmpeg": "ffmpeg",
+        "ffprobe": "ffmpeg",
     ]
 
     /// The directories searched: the test runner's PATH, then /usr/bin and /usr/sbin.
