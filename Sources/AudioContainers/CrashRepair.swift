@@ -59,7 +59,9 @@ public enum CrashRepair {
             var chunk = ByteReader(try file.read(at: offset, count: 8), of: "a RIFF chunk header", in: file)
             let id = try chunk.read(4)
             let declared = try chunk.readUInt32LE()
-            let size = sizes.map { $0.size(ofChunk: id, declared: declared) ?? Int64(declared) } ?? Int64(declared)
+            // At most the file's size, so a corrupt ds64 chunk's size cannot overflow the sums below.
+            let size = min(
+                sizes.map { $0.size(ofChunk: id, declared: declared) ?? Int64(declared) } ?? Int64(declared), file.size)
             if id == Array("fmt ".utf8), size >= 16 {
                 var format = ByteReader(try file.read(at: offset + 8, count: 16), of: "the fmt chunk", in: file)
                 _ = try format.read(12)
@@ -97,9 +99,9 @@ public enum CrashRepair {
                     }
                     return
                 }
-                if dataSize != size {
+                if dataSize != Int64(declared) {
                     try editor.write(UInt32(dataSize).littleEndianBytes, at: offset + 4)
-                    fixes.append("data size \(size) → \(dataSize)")
+                    fixes.append("data size \(declared) → \(dataSize)")
                 }
                 let riffSize = UInt32(end - 8)
                 if try file.read(at: 4, count: 4) != riffSize.littleEndianBytes {

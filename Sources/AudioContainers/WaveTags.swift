@@ -152,7 +152,9 @@ enum WaveTags {
             offset += 8 + size + size % 2
         }
         guard riffSize <= file.size - 8 else {
-            throw file.malformed("the RIFF header claims \(riffSize + 8) bytes but the file has \(file.size)")
+            // (Not riffSize + 8: a corrupt ds64 chunk may hold any 63-bit size.)
+            throw file.malformed(
+                "the RIFF header claims \(riffSize) bytes after its first 8, but the file has \(file.size)")
         }
         let end = 8 + riffSize
         var chunks: [Chunk] = []

@@ -113,6 +113,27 @@ struct CrashRepairTests {
         #expect(try CrashRepair.repair(fileAt: fixture.path, container: .wav).isEmpty)
     }
 
+    /// Whatever a damaged ds64 chunk claims, repair and renaming throw or mend, never trap.
+    @Test(arguments: [UInt64.max, UInt64(Int64.max), 1 << 40, 0])
+    func aDamagedDS64ChunkNeverTraps(size: UInt64) throws {
+        let fixture = try MemoFixture(.wav)
+        defer { fixture.remove() }
+        let path = fixture.directory + "/rf64.wav"
+        try ToolReport.convert(fixture.path, to: path, ffmpegOptions: ["-c", "copy", "-rf64", "always"])
+        #expect(try FileBytes.header(path) == "RF64")
+        for field in 0..<3 {
+            try FileBytes.patch(
+                path, at: 20 + 8 * Int64(field), (0..<8).map { UInt8(truncatingIfNeeded: size >> (8 * $0)) })
+        }
+        _ = try? TagEditor.title(ofFileAt: path, container: .wav)
+        _ = try? TagEditor.setTitle("Renamed", ofFileAt: path, container: .wav)
+        _ = try? CrashRepair.repair(fileAt: path, container: .wav)
+        if size == 0 {
+            // Sizes of zero are a crash's before the first header update: the audio is found.
+            #expect(try SoundFileReader(path: path).frameCount == 96000)
+        }
+    }
+
     /// A `ds64` body: RIFF size, data size, frames, an empty table.
     func ds64(_ riffSize: Int64, _ dataSize: Int64, _ frames: Int64) -> [UInt8] {
         [riffSize, dataSize, frames].flatMap { value in (0..<8).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
