@@ -13,9 +13,10 @@ import VoiceMemoCore
 /// read, crashed, repaired and renamed as the daemon does.
 ///
 /// The file is 4.3 GB of real frames, written in 4 MiB blocks and deleted at the end. Measured
-/// on the 2-core machine in a debug build, beside other builds: 45 to 55 s in all, writing
-/// 18 to 21 s, the crash repair under 1 s, the rename (a copy of 4.3 GB, synced) 24 to 30 s.
-/// It needs twice the file's size free, for the rename's copy.
+/// on the 2-core machine in a debug build, beside other builds: 45 s alone and 60 s beside
+/// the other unit tests (`make test` runs them together), of which writing takes 18 to 21 s,
+/// the crash repair under 1 s, the rename (a copy of 4.3 GB, synced) 24 to 30 s. It needs
+/// twice the file's size free, for the rename's copy.
 @Suite("WAV memos past 4 GiB")
 struct LargeWaveTests {
     static let sampleRate = 48000
