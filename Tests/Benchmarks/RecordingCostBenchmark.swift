@@ -85,8 +85,10 @@ extension RecorderBenchmark {
         )
         table.notes.append(
             "C reference on pa_simple: `Tests/Benchmarks/simple-recorder.c`, one thread reading 20 ms fragments with "
-                + "`pa_simple_read` into `sf_writef_short` (no metering, no syncing, no bus): what any recorder through "
-                + "`pa_simple` costs at least")
+                + "`pa_simple_read` into `sf_writef_short`, with voicememod's durability (once a second of frames: "
+                + "`SFC_UPDATE_HEADER_NOW` for WAV, then `fsync`) and its container (WAV as RF64 that stays a plain WAV "
+                + "until 4 GiB); no metering, no bus: what a recorder through `pa_simple` that keeps the same promise "
+                + "costs at least")
         table.notes.append(
             "GStreamer: `gst-launch-1.0 pulsesrc ! audio/x-raw,rate=48000 ! audioconvert ! level ! wavenc|flacenc ! filesink`, "
                 + "GNOME Sound Recorder's pipeline at its defaults (level every 100 ms, pulsesrc's 10 ms latency)")
