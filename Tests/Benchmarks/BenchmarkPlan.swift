@@ -24,7 +24,7 @@ struct BenchmarkPlan {
 
     /// The figures of the README and `.build/bench.md`.
     static let full = BenchmarkPlan(
-        cpuWindow: .seconds(20), cpuRuns: 3, latencyRuns: 20, latencyRecording: .milliseconds(200), startRuns: 5,
+        cpuWindow: .seconds(20), cpuRuns: 3, latencyRuns: 20, latencyRecording: .milliseconds(200), startRuns: 10,
         memoCount: 10_000, idleWindow: .seconds(60), continuityRecording: .seconds(60),
         callerRuns: 10_000)
 

@@ -17,10 +17,48 @@ struct BenchmarkTable {
         /// Whether the target is met; `nil` where there is no target.
         var isMet: Bool?
 
+        /// A row without a target, or one held to `bound`.
+        init(
+            figure: String, voicememod: Double, baseline: Double? = nil, target: String = "", isMet: Bool? = nil
+        ) {
+            (self.figure, self.voicememod, self.baseline, self.target, self.isMet) = (
+                figure, voicememod, baseline, target, isMet
+            )
+        }
+
+        /// A row held to `bound`.
+        init(figure: String, voicememod: Double, baseline: Double? = nil, bound: Bound) {
+            self.init(
+                figure: figure, voicememod: voicememod, baseline: baseline, target: bound.description,
+                isMet: bound.isMet(by: voicememod))
+        }
+
         /// voicememod ÷ baseline, if both are there and the baseline is not zero.
         var ratio: Double? {
             guard let baseline, baseline != 0 else { return nil }
             return voicememod / baseline
+        }
+    }
+
+    /// An upper bound a figure is held to: below it, or at most it.
+    enum Bound: CustomStringConvertible {
+        case below(Double)
+        case atMost(Double)
+
+        /// Whether `value` is within the bound.
+        func isMet(by value: Double) -> Bool {
+            switch self {
+            case .below(let limit): value < limit
+            case .atMost(let limit): value <= limit
+            }
+        }
+
+        /// The target column's text, e.g. "< 50" or "≤ 25".
+        var description: String {
+            switch self {
+            case .below(let limit): "< \(BenchmarkTable.format(limit))"
+            case .atMost(let limit): "≤ \(BenchmarkTable.format(limit))"
+            }
         }
     }
 

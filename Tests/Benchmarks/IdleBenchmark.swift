@@ -1,7 +1,11 @@
 import Foundation
 import IntegrationSupport
+import VoiceMemoContract
 
 extension RecorderBenchmark {
+    /// The idle daemon's resident memory with an empty memo directory, held to 16 MiB.
+    static let idleMemoryFigure = "resident memory, empty memo directory (MiB)"
+
     /// The idle daemon over `plan.idleWindow`: CPU, context switches (each voluntary one is
     /// a wake-up), resident memory; and the audio server's CPU with only the stimulus playing.
     func measureIdle() throws {
@@ -9,7 +13,7 @@ extension RecorderBenchmark {
         defer { daemon.stop() }
         // One round trip, so whatever the daemon does after owning its name is done; idle
         // begins once the worker that ran it is gone.
-        try VoiceMemoProxy(session: fixture.session, marksEachCall: false).call("GetLevels")
+        try VoiceMemoProxy(session: fixture.session, marksEachCall: false).call(RecorderMember.getLevels.name.rawValue)
         try waitForDispatchWorkers(of: daemon)
         let pid = daemon.process.pid
         let (idle, server) = try accounting(of: [pid], recordingFor: plan.idleWindow)
@@ -29,12 +33,7 @@ extension RecorderBenchmark {
                 figure: "context switches per s (all threads)", voicememod: Double(idle.contextSwitches) / seconds,
                 target: "0", isMet: idle.contextSwitches == 0))
         let resident = Double(idle.residentKilobytes) / 1024
-        // The 16 MB are decimal megabytes: 15.26 MiB.
-        let limit = 16_000_000.0 / 1_048_576
-        table.add(
-            .init(
-                figure: "resident memory (MiB)", voicememod: resident, target: "≤ 15.26 (16 MB)",
-                isMet: resident <= limit))
+        table.add(.init(figure: Self.idleMemoryFigure, voicememod: resident, bound: .atMost(16)))
         table.add(
             .init(
                 figure: "audio server CPU, stimulus only (s per minute)",

@@ -38,6 +38,18 @@ final class RecorderBenchmark {
         return table
     }
 
+    /// The rows the issue holds to a target, with the target each must show.
+    var heldTargets: [(figure: String, target: String)] {
+        let many = "\(plan.memoCount) memos"
+        return [
+            ("empty memo directory, p50", "≤ 50"), ("\(many), no cache (cold), p50", "≤ 100"),
+            ("\(many), library cache (warm), p50", "≤ 100"), (Self.idleMemoryFigure, "≤ 16"),
+            ("\(Self.stopFigure), p95", "≤ 25"), ("\(Self.toggleStopFigure), p95", "≤ 25"),
+            ("\(RecordingFormat.wavStereo.label): \(Self.referenceFigure)", "≤ 1.1×"),
+            ("\(RecordingFormat.flacStereo.label): \(Self.referenceFigure)", "≤ 1.1×"),
+        ]
+    }
+
     /// The audio server's processes (pulseaudio; or pipewire, wireplumber, pipewire-pulse),
     /// whose CPU time counts as the server's share.
     var serverProcessIDs: [pid_t] {

@@ -20,7 +20,7 @@ extension RecorderBenchmark {
     func measureStartup() throws {
         let session = fixture.session
         let cache = session.runtimeDirectory.appendingPathComponent("voicememo/library.cache")
-        table.beginSection("Start-up: launch → first Record answered (ms, p50; name owned and p95 in the notes)")
+        table.beginSection("Start-up: launch → first Record answered (ms; name owned in the notes)")
         let empty = try starts(removingCache: cache)
         try MemoLibraryFiles.create(plan.memoCount, in: session.memoDirectory, copying: try oneSecondOpus())
         let cold = try starts(removingCache: cache)
@@ -31,10 +31,8 @@ extension RecorderBenchmark {
             ("\(plan.memoCount) memos, library cache (warm)", warm, 100),
         ] {
             let answered = starts.map(\.recordAnswered)
-            table.add(
-                .init(
-                    figure: label, voicememod: answered.median, target: "≤ \(Int(limit))",
-                    isMet: answered.median <= limit))
+            table.add(.init(figure: "\(label), p50", voicememod: answered.median, bound: .atMost(limit)))
+            table.add(.init(figure: "\(label), p95", voicememod: answered.percentile(95)))
             table.notes.append(
                 String(
                     format:
@@ -66,11 +64,12 @@ extension RecorderBenchmark {
                 throw BenchmarkError.unexpected("voicememod did not own \(Contract.busName.rawValue) within 60 s")
             }
             let owned = clock.now
-            try client.call("Record")
+            try client.call(RecorderMember.record.name.rawValue)
             let answered = clock.now
             let stopping = try client.markSignals()
-            try client.call("Stop")
-            try client.waitForSignal("RecordingFinished", timeout: .seconds(10), after: stopping)
+            try client.call(RecorderMember.stop.name.rawValue)
+            try client.waitForSignal(
+                RecorderMember.recordingFinished.name.rawValue, timeout: .seconds(10), after: stopping)
             let log = try waitForLibraryRead(logName: logName)
             let served = log.range(of: "voicememod: serving ")
             let read = log.range(of: Daemon.libraryReadMessage)
