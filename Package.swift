@@ -71,6 +71,6 @@ let package = Package(
             ],
             // The C reference recorder is compiled by the benchmark itself, not by SwiftPM; the
             // GLib client is run by Debian's python3-gi.
-            exclude: ["simple-recorder.c", "glib-managed-objects.py"]),
+            exclude: ["simple-recorder.c", "glib-call.py"]),
     ]
 )

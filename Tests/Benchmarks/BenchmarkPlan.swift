@@ -21,18 +21,20 @@ struct BenchmarkPlan {
     var continuityRecording: Duration
     /// Runs of `voicememo status` (each a new caller) across which the daemon's memory is read.
     var callerRuns: Int
+    /// Calls of each library query (a `ListMemos` page, each `FindMemos`) from GLib.
+    var queryRuns: Int
 
     /// The figures of the README and `.build/bench.md`.
     static let full = BenchmarkPlan(
         cpuWindow: .seconds(20), cpuRuns: 3, latencyRuns: 20, latencyRecording: .milliseconds(200), startRuns: 10,
         memoCount: 10_000, idleWindow: .seconds(60), continuityRecording: .seconds(60),
-        callerRuns: 10_000)
+        callerRuns: 10_000, queryRuns: 100)
 
     /// A pass with tiny durations, for `make test`.
     static let smoke = BenchmarkPlan(
         cpuWindow: .seconds(1), cpuRuns: 1, latencyRuns: 3, latencyRecording: .milliseconds(100), startRuns: 1,
         memoCount: 100, idleWindow: .seconds(1), continuityRecording: .seconds(2),
-        callerRuns: 200)
+        callerRuns: 200, queryRuns: 5)
 
     /// `full` when `VOICEMEMO_BENCH=full` (as `make bench` sets), otherwise `smoke`.
     static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> BenchmarkPlan

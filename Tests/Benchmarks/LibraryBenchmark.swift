@@ -1,11 +1,13 @@
+import Bus
 import Foundation
 import IntegrationSupport
 import VoiceMemoContract
 
 extension RecorderBenchmark {
     /// The daemon holding the library `measureStartup` made (`plan.memoCount` memos): its
-    /// idle resident memory without and with the library cache, and the ObjectManager
-    /// listing a panel applet or GNOME Shell extension asks for, from GLib.
+    /// idle resident memory without and with the library cache, the ObjectManager listing a
+    /// panel applet or GNOME Shell extension asks for, and a page (`ListMemos`) and a search
+    /// (`FindMemos`) of the library, each from GLib.
     func measureLibrary() throws {
         let session = fixture.session
         let cache = session.runtimeDirectory.appendingPathComponent("voicememo/library.cache")
@@ -31,11 +33,12 @@ extension RecorderBenchmark {
             guard warm else { continue }
 
             let before = try ProcessSample.read(pid)
-            let listings = try glibListings(count: plan.isFull ? 10 : 2)
+            let listings = try glibCalls(
+                InterfaceName.objectManager, MemberName("GetManagedObjects"), count: plan.isFull ? 10 : 2)
             let daemonShare = (try ProcessSample.read(pid) - before).cpuSeconds * 1000 / Double(listings.count)
-            guard let listed = listings.first?.objects, listings.allSatisfy({ $0.objects == plan.memoCount }) else {
+            guard let listed = listings.first?.items, listings.allSatisfy({ $0.items == plan.memoCount }) else {
                 throw BenchmarkError.unexpected(
-                    "GetManagedObjects listed \(listings.map(\.objects)), not \(plan.memoCount) memos")
+                    "GetManagedObjects listed \(listings.map(\.items)), not \(plan.memoCount) memos")
             }
             let times = listings.map(\.milliseconds)
             table.add(
@@ -52,7 +55,7 @@ extension RecorderBenchmark {
                 ], timeout: .seconds(120))
             let gdbusTime = (clock.now - gdbusStarted).milliseconds
             guard gdbus.succeeded else { throw BenchmarkError.unexpected("gdbus call: \(gdbus)") }
-            table.add(.init(figure: "  of which voicememod's CPU (ms per listing)", voicememod: daemonShare))
+            table.add(.init(figure: Self.listingCPUFigure, voicememod: daemonShare, bound: .atMost(50)))
             table.add(.init(figure: "the same through `gdbus call`, which also prints it (ms)", voicememod: gdbusTime))
             // The last reply's buffers are freed once it is written, which nothing marks.
             Thread.sleep(forTimeInterval: 1)
@@ -64,33 +67,116 @@ extension RecorderBenchmark {
             table.notes.append(
                 String(
                     format: "GetManagedObjects of %d memos from GLib (Gio call_sync, parsed, not printed; "
-                        + "`Tests/Benchmarks/glib-managed-objects.py`): p50 %.1f ms, max %.1f ms over %d calls",
+                        + "`Tests/Benchmarks/glib-call.py`): p50 %.1f ms, max %.1f ms over %d calls",
                     listed, times.median, times.max() ?? 0, times.count))
+            try measureLibraryQueries()
         }
         try session.resetUserData()
         try? FileManager.default.removeItem(at: cache)
     }
 
-    /// One GetManagedObjects round trip as GLib's client measured it.
-    struct Listing {
-        var milliseconds: Double
-        var objects: Int
+    /// The rows of the library's page and searches, held to their targets at p95.
+    static let listingCPUFigure = "  of which voicememod's CPU (ms per listing)"
+    static let pageFigure = "ListMemos(0, 50, \"\") from a GLib client, round trip (ms)"
+    static let someFoundFigure = "FindMemos(\"\(someFoundText)\") from a GLib client, some memos found, round trip (ms)"
+    static let noneFoundFigure = "FindMemos(\"\(noneFoundText)\") from a GLib client, none found, round trip (ms)"
+    /// Found in the titles and file names ("… Memo 12.opus", titled "Memo 12") of memo 12,
+    /// 120 to 129 and 1200 to 1299: 111 of 10,000, 1 of a smoke run's 100.
+    static let someFoundText = "Memo 12"
+    /// In no memo's title or file name.
+    static let noneFoundText = "Kilimanjaro"
+
+    /// A page of the newest 50 memos (`ListMemos`) and two searches (`FindMemos`), one that
+    /// finds some memos and one that finds none, each `plan.queryRuns` times from GLib on the
+    /// idle daemon holding the library; every answer is checked.
+    private func measureLibraryQueries() throws {
+        let pageSize = 50
+        let pages = try glibCalls(
+            RecorderMember.listMemos, [.uint32(0), .uint32(UInt32(pageSize)), .string("")], count: plan.queryRuns)
+        guard pages.allSatisfy({ $0.items == min(pageSize, plan.memoCount) }) else {
+            throw BenchmarkError.unexpected("ListMemos(0, \(pageSize), \"\") listed \(pages.map(\.items)) memos")
+        }
+        let some = try glibCalls(RecorderMember.findMemos, [.string(Self.someFoundText)], count: plan.queryRuns)
+        guard let found = some.first?.items, found > 0, found < plan.memoCount, some.allSatisfy({ $0.items == found })
+        else {
+            throw BenchmarkError.unexpected(
+                "FindMemos(\"\(Self.someFoundText)\") found \(some.map(\.items)) of \(plan.memoCount) memos, not some")
+        }
+        let none = try glibCalls(RecorderMember.findMemos, [.string(Self.noneFoundText)], count: plan.queryRuns)
+        guard none.allSatisfy({ $0.items == 0 }) else {
+            throw BenchmarkError.unexpected("FindMemos(\"\(Self.noneFoundText)\") found \(none.map(\.items)) memos")
+        }
+        addPercentiles(Self.pageFigure, pages.map(\.milliseconds), target: .atMost(10))
+        addPercentiles(Self.someFoundFigure, some.map(\.milliseconds), target: .atMost(30))
+        addPercentiles(Self.noneFoundFigure, none.map(\.milliseconds), target: .atMost(30))
+        table.notes.append(
+            "ListMemos and FindMemos from GLib (`Tests/Benchmarks/glib-call.py`, one connection), \(plan.queryRuns) calls "
+                + "each, the first included (a search folds the library's titles on its first call): a page of "
+                + "\(pageSize) of \(plan.memoCount) memos with their properties, p50 "
+                + String(format: "%.2f ms; ", pages.map(\.milliseconds).median)
+                + "\"\(Self.someFoundText)\" found \(found) memos, p50 "
+                + String(
+                    format: "%.2f ms, max %.2f ms; ", some.map(\.milliseconds).median,
+                    some.map(\.milliseconds).max() ?? 0)
+                + "\"\(Self.noneFoundText)\" none, p50 "
+                + String(format: "%.2f ms", none.map(\.milliseconds).median))
     }
 
-    /// Runs the GLib client for `count` GetManagedObjects calls.
-    private func glibListings(count: Int) throws -> [Listing] {
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
-            "glib-managed-objects.py")
-        let result = try fixture.session.run(
-            "/usr/bin/python3", [script.path, "\(count)", Contract.busName.rawValue, Contract.recorderPath.rawValue],
-            timeout: .seconds(300))
+    /// One round trip as GLib's client measured it, and how many items its reply's first
+    /// value held (objects listed, memos found).
+    struct GLibCall {
+        var milliseconds: Double
+        var items: Int
+    }
+
+    /// Runs the GLib client for `count` calls of the recorder's `method` with `arguments`,
+    /// which must match the contract's signature.
+    private func glibCalls(
+        _ method: BusMethodDeclaration, _ arguments: [BusValue] = [], count: Int
+    ) throws -> [GLibCall] {
+        guard arguments.map(\.signature) == method.inArguments.map(\.signature) else {
+            throw BenchmarkError.unexpected("\(method.name) takes \(method.inArguments), not \(arguments)")
+        }
+        return try glibCalls(Contract.recorderInterface, method.name, arguments, count: count)
+    }
+
+    /// Runs the GLib client (`glib-call.py`) for `count` calls of `interface`'s `member` on
+    /// the recorder object, with `arguments` of basic types.
+    private func glibCalls(
+        _ interface: InterfaceName, _ member: MemberName, _ arguments: [BusValue] = [], count: Int
+    ) throws -> [GLibCall] {
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("glib-call.py")
+        var command = [
+            script.path, "\(count)", Contract.busName.rawValue, Contract.recorderPath.rawValue, interface.rawValue,
+            member.rawValue,
+        ]
+        if !arguments.isEmpty {
+            command.append(arguments.map(\.signature).joined())
+            command += try arguments.map(Self.glibArgumentText)
+        }
+        let result = try fixture.session.run("/usr/bin/python3", command, timeout: .seconds(300))
         guard result.succeeded else { throw BenchmarkError.unexpected("the GLib client failed: \(result)") }
-        return result.stdout.split(separator: "\n").compactMap { line in
+        let calls = result.stdout.split(separator: "\n").compactMap { line -> GLibCall? in
             let fields = line.split(separator: " ")
-            guard fields.count == 2, let milliseconds = Double(fields[0]), let objects = Int(fields[1]) else {
+            guard fields.count == 2, let milliseconds = Double(fields[0]), let items = Int(fields[1]) else {
                 return nil
             }
-            return Listing(milliseconds: milliseconds, objects: objects)
+            return GLibCall(milliseconds: milliseconds, items: items)
+        }
+        guard calls.count == count else {
+            throw BenchmarkError.unexpected("the GLib client made \(calls.count) of \(count) calls: \(result)")
+        }
+        return calls
+    }
+
+    /// An argument as `glib-call.py` reads it: a basic value as plain text.
+    private static func glibArgumentText(_ value: BusValue) throws -> String {
+        switch value {
+        case .uint32(let number): "\(number)"
+        case .int32(let number): "\(number)"
+        case .boolean(let truth): truth ? "true" : "false"
+        case .string(let text): text
+        default: throw BenchmarkError.unexpected("the GLib client takes no \(value.signature) argument")
         }
     }
 

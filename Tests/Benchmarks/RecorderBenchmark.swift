@@ -47,6 +47,8 @@ final class RecorderBenchmark {
             ("\(Self.stopFigure), p95", "≤ 25"), ("\(Self.toggleStopFigure), p95", "≤ 25"),
             ("\(RecordingFormat.wavStereo.label): \(Self.referenceFigure)", "≤ 1.1×"),
             ("\(RecordingFormat.flacStereo.label): \(Self.referenceFigure)", "≤ 1.1×"),
+            (Self.listingCPUFigure, "≤ 50"), ("\(Self.pageFigure), p95", "≤ 10"),
+            ("\(Self.someFoundFigure), p95", "≤ 30"), ("\(Self.noneFoundFigure), p95", "≤ 30"),
         ]
     }
 
