@@ -77,9 +77,14 @@ extension RecorderBenchmark {
 
     /// The rows of the library's page and searches, held to their targets at p95.
     static let listingCPUFigure = "  of which voicememod's CPU (ms per listing)"
-    static let pageFigure = "ListMemos(0, 50, \"\") from a GLib client, round trip (ms)"
-    static let someFoundFigure = "FindMemos(\"\(someFoundText)\") from a GLib client, some memos found, round trip (ms)"
-    static let noneFoundFigure = "FindMemos(\"\(noneFoundText)\") from a GLib client, none found, round trip (ms)"
+    static let pageFigure =
+        "\(RecorderMember.listMemos.name)(0, \(pageSize), \"\") from a GLib client, round trip (ms)"
+    static let someFoundFigure =
+        "\(RecorderMember.findMemos.name)(\"\(someFoundText)\") from a GLib client, some memos found, round trip (ms)"
+    static let noneFoundFigure =
+        "\(RecorderMember.findMemos.name)(\"\(noneFoundText)\") from a GLib client, none found, round trip (ms)"
+    /// The memos a page holds: a panel's list.
+    static let pageSize = 50
     /// Found in the titles and file names ("… Memo 12.opus", titled "Memo 12") of memo 12,
     /// 120 to 129 and 1200 to 1299: 111 of 10,000, 1 of a smoke run's 100.
     static let someFoundText = "Memo 12"
@@ -90,27 +95,27 @@ extension RecorderBenchmark {
     /// finds some memos and one that finds none, each `plan.queryRuns` times from GLib on the
     /// idle daemon holding the library; every answer is checked.
     private func measureLibraryQueries() throws {
-        let pageSize = 50
+        let pageSize = Self.pageSize
         let pages = try glibCalls(
             RecorderMember.listMemos, [.uint32(0), .uint32(UInt32(pageSize)), .string("")], count: plan.queryRuns)
         guard pages.allSatisfy({ $0.items == min(pageSize, plan.memoCount) }) else {
-            throw BenchmarkError.unexpected("ListMemos(0, \(pageSize), \"\") listed \(pages.map(\.items)) memos")
+            throw BenchmarkError.unexpected("\(Self.pageFigure): \(pages.map(\.items)) memos listed")
         }
         let some = try glibCalls(RecorderMember.findMemos, [.string(Self.someFoundText)], count: plan.queryRuns)
         guard let found = some.first?.items, found > 0, found < plan.memoCount, some.allSatisfy({ $0.items == found })
         else {
             throw BenchmarkError.unexpected(
-                "FindMemos(\"\(Self.someFoundText)\") found \(some.map(\.items)) of \(plan.memoCount) memos, not some")
+                "\(Self.someFoundFigure): \(some.map(\.items)) of \(plan.memoCount) memos found, not some")
         }
         let none = try glibCalls(RecorderMember.findMemos, [.string(Self.noneFoundText)], count: plan.queryRuns)
         guard none.allSatisfy({ $0.items == 0 }) else {
-            throw BenchmarkError.unexpected("FindMemos(\"\(Self.noneFoundText)\") found \(none.map(\.items)) memos")
+            throw BenchmarkError.unexpected("\(Self.noneFoundFigure): \(none.map(\.items)) memos found")
         }
         addPercentiles(Self.pageFigure, pages.map(\.milliseconds), target: .atMost(10))
         addPercentiles(Self.someFoundFigure, some.map(\.milliseconds), target: .atMost(30))
         addPercentiles(Self.noneFoundFigure, none.map(\.milliseconds), target: .atMost(30))
         table.notes.append(
-            "ListMemos and FindMemos from GLib (`Tests/Benchmarks/glib-call.py`, one connection), \(plan.queryRuns) calls "
+            "\(RecorderMember.listMemos.name) and \(RecorderMember.findMemos.name) from GLib (`Tests/Benchmarks/glib-call.py`, one connection), \(plan.queryRuns) calls "
                 + "each, the first included (a search folds the library's titles on its first call): a page of "
                 + "\(pageSize) of \(plan.memoCount) memos with their properties, p50 "
                 + String(format: "%.2f ms; ", pages.map(\.milliseconds).median)
