@@ -13,17 +13,19 @@ struct BenchmarkTable {
         /// The baseline's value from the same run, if the figure has one.
         var baseline: Double?
         /// The target, e.g. "≤ 1.0× parecord" or "< 50"; empty if the issue sets none.
-        var target: String = ""
+        var target: String
         /// Whether the target is met; `nil` where there is no target.
         var isMet: Bool?
 
-        /// A row without a target, or one held to `bound`.
+        /// A row with `target` as text, and whether it `isMet`; neither where the issue sets none.
         init(
             figure: String, voicememod: Double, baseline: Double? = nil, target: String = "", isMet: Bool? = nil
         ) {
-            (self.figure, self.voicememod, self.baseline, self.target, self.isMet) = (
-                figure, voicememod, baseline, target, isMet
-            )
+            self.figure = figure
+            self.voicememod = voicememod
+            self.baseline = baseline
+            self.target = target
+            self.isMet = isMet
         }
 
         /// A row held to `bound`.
