@@ -119,11 +119,11 @@ extension RecorderBenchmark {
                 + "each, the first included (a search folds the library's titles on its first call): a page of "
                 + "\(pageSize) of \(plan.memoCount) memos with their properties, p50 "
                 + String(format: "%.2f ms; ", pages.map(\.milliseconds).median)
-                + "\"\(Self.someFoundText)\" found \(found) memos, p50 "
+                + "\"\(Self.someFoundText)\" found in \(found) of them, p50 "
                 + String(
                     format: "%.2f ms, max %.2f ms; ", some.map(\.milliseconds).median,
                     some.map(\.milliseconds).max() ?? 0)
-                + "\"\(Self.noneFoundText)\" none, p50 "
+                + "\"\(Self.noneFoundText)\" in none, p50 "
                 + String(format: "%.2f ms", none.map(\.milliseconds).median))
     }
 
