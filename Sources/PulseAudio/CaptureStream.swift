@@ -55,6 +55,9 @@ public final class CaptureStream: AudioCapture {
         delivery?.record(framesRead: framesRead, clock: DispatchTime.now().uptimeNanoseconds)
     }
 
+    /// Kept from the deliveries on PipeWire; asked of the server (a round trip) on PulseAudio.
+    public var isTimingFree: Bool { delivery != nil }
+
     /// The stream's timing now, as its `CaptureTiming` tells it.
     public func timing() -> StreamTiming? {
         if let delivery { return delivery.timing }

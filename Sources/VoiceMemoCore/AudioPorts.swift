@@ -11,6 +11,13 @@ public protocol AudioCapture: AnyObject {
     /// nil before its first read or when the back end cannot tell. A call's two inputs are
     /// aligned by it.
     func timing() -> StreamTiming?
+    /// Whether `timing()` costs nothing (it is kept from the reads' deliveries rather than asked
+    /// of the server): a call's alignment then checks every fragment, not once a second.
+    var isTimingFree: Bool { get }
+}
+
+extension AudioCapture {
+    public var isTimingFree: Bool { false }
 }
 
 /// What the recorder needs from a file: somewhere to append frames that stays decodable.

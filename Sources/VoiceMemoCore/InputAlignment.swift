@@ -63,7 +63,10 @@ public struct InputAlignment: Sendable {
     /// first `firstSettlingCorrection` (half a second).
     public static let settlingPairs = 75
     public static let firstSettlingCorrection = 25
-    /// Seconds between the pairs after those.
+    /// Seconds between the pairs after those, where a pair's timings cost a round trip to
+    /// the server each (PulseAudio); where they cost nothing (PipeWire, see
+    /// `AudioCapture.isTimingFree`) every fragment gives one, so a stream that lost audio is
+    /// followed within three fragments rather than three seconds.
     public static let sampleInterval = 1.0
     /// The pairs (the newest) whose median gives each correction: one outlier among them
     /// moves nothing, a real shift is followed within three pairs.
@@ -134,6 +137,10 @@ public struct InputAlignment: Sendable {
         return moveSystem(by: Int(error.rounded()))
     }
 
+    /// Whether a pair is taken every fragment once settled, rather than every
+    /// `sampleInterval`: for streams whose timings cost nothing to take.
+    public var samplesEveryFragment = false
+
     /// Whether `sample` would use a pair measured at `clock`: when it would not, the capture
     /// can spare itself the two measurements.
     public func isSampleDue(at clock: UInt64) -> Bool {
@@ -141,7 +148,7 @@ public struct InputAlignment: Sendable {
         case .settling:
             return true
         case .steady(_, let lastClock):
-            return Int64(bitPattern: clock &- lastClock) >= sampleIntervalNanoseconds
+            return samplesEveryFragment || Int64(bitPattern: clock &- lastClock) >= sampleIntervalNanoseconds
         }
     }
 

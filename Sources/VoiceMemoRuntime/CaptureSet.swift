@@ -171,9 +171,10 @@ private final class Call {
     private func place(microphone: AudioCapture, frames: Int) {
         // A fresh stream's first timings can be far off (the earliest of a few reads, or a
         // burst the server had kept for it): it is placed once it has delivered a few.
-        guard let reader, reader.framesRead >= Self.readsBeforePlacing * CaptureSet.systemFramesPerRead(frames),
-            systemOrigin == nil || alignment.isSampleDue(at: DispatchTime.now().uptimeNanoseconds)
+        guard let reader, reader.framesRead >= Self.readsBeforePlacing * CaptureSet.systemFramesPerRead(frames)
         else { return }
+        alignment.samplesEveryFragment = microphone.isTimingFree && reader.isTimingFree
+        guard systemOrigin == nil || alignment.isSampleDue(at: DispatchTime.now().uptimeNanoseconds) else { return }
         guard let systemTiming = reader.timing, let microphoneTiming = microphone.timing() else {
             let delivered = reader.framesRead
             if systemOrigin == nil && delivered > 0 { systemOrigin = timelineFrames + 2 * frames - delivered }

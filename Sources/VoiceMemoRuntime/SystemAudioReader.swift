@@ -18,6 +18,9 @@ final class SystemAudioReader: @unchecked Sendable {
     /// The output whose monitor the stream records.
     let name: String
     private let stream: AudioCapture
+    /// Whether the stream's timing costs nothing to take (see `AudioCapture.isTimingFree`);
+    /// read once here, as the stream is then the reader thread's.
+    let isTimingFree: Bool
     private let bytesPerFrame: Int
     private let framesPerRead: Int
     private let capacity: Int
@@ -54,6 +57,7 @@ final class SystemAudioReader: @unchecked Sendable {
     init(stream: AudioCapture, bytesPerFrame: Int, framesPerRead: Int, sampleRate: UInt32, seconds: Double = 4) {
         name = stream.sourceName
         self.stream = stream
+        isTimingFree = stream.isTimingFree
         self.bytesPerFrame = bytesPerFrame
         self.framesPerRead = framesPerRead
         capacity = max(framesPerRead * 2, Int(seconds * Double(sampleRate)))

@@ -137,6 +137,26 @@ struct InputAlignmentTests {
         #expect(abs(call.misalignment(at: call.timelineFrames)) < Self.halfFrame)
     }
 
+    @Test func withFreeTimingsALostQuantumIsFollowedWithinThreeFragments() {
+        var call = Call(systemLater: 0.003)
+        call.alignment.samplesEveryFragment = true
+        _ = call.start()
+        call.read(fragments: 500)
+        #expect(call.steps == [])
+        #expect(call.pairs == 500, "a pair every fragment once settled")
+        // PipeWire dropped one quantum (1,024 frames) of the microphone's stream: what it
+        // delivers next was captured a quantum later, and the system side (the only side
+        // that moves) waits as long.
+        call.microphoneStart -= 1_024 / InputAlignmentTests.rate
+        call.read(fragments: 2)
+        #expect(call.steps == [])
+        call.read(fragments: 1)
+        #expect(call.steps == [.pad(.systemAudio, frames: 1_024)])
+        call.read(fragments: 3_000)
+        #expect(call.steps.count == 1, "one correction, then the same median holds it")
+        #expect(abs(call.misalignment(at: call.timelineFrames)) < Self.halfFrame)
+    }
+
     @Test func aPairBeforeItIsDueIsIgnored() {
         var call = Call()
         _ = call.start()
