@@ -57,16 +57,20 @@ public enum AlignmentStep: Equatable, Sendable {
 ///   audio (a stall, a server reconfiguring its graph as the default output changes) or two
 ///   device clocks drifting apart (a USB microphone, a sound card's output) are followed
 ///   within seconds.
+/// - Where timings cost nothing (`samplesEveryFragment`), a pair per fragment also watches
+///   for a jump: when the median of the last five is out by more than the 5 ms the inputs
+///   must agree to (a lost quantum is 21 ms), it is corrected at once, and the pairs a
+///   second apart start afresh from there. A smaller error waits for those: timings told
+///   from deliveries wander by a few milliseconds from one half second to the next, and
+///   following each wander moved the system side, and broke its audio, every half second.
 public struct InputAlignment: Sendable {
     /// Pairs, one per fragment, after a start or a rejoin (a second and a half); the median
     /// of the last `steadyPairs` gives a correction after all of them, and one after the
     /// first `firstSettlingCorrection` (half a second).
     public static let settlingPairs = 75
     public static let firstSettlingCorrection = 25
-    /// Seconds between the pairs after those, where a pair's timings cost a round trip to
-    /// the server each (PulseAudio); where they cost nothing (PipeWire, see
-    /// `AudioCapture.isTimingFree`) every fragment gives one, so a stream that lost audio is
-    /// followed within three fragments rather than three seconds.
+    /// Seconds between the pairs after those. Where timings cost nothing (PipeWire, see
+    /// `AudioCapture.isTimingFree`), every fragment also gives one that watches for a jump.
     public static let sampleInterval = 1.0
     /// The pairs (the newest) whose median gives each correction: one outlier among them
     /// moves nothing, a real shift is followed within three pairs.
@@ -74,9 +78,13 @@ public struct InputAlignment: Sendable {
     /// The error, in seconds, below which nothing is corrected: above a pair's jitter, well
     /// within the 5 ms the inputs must agree to.
     public static let deadBand = 0.002
+    /// The error, in seconds, that a pair per fragment corrects at once (see
+    /// `samplesEveryFragment`): the most the inputs may disagree by.
+    public static let jump = 0.005
 
     private let sampleRate: Double
     private let deadBandFrames: Double
+    private let jumpFrames: Double
     private let sampleIntervalNanoseconds: Int64
     /// Where each stream's frame 0 lies on the timeline: the microphone's is set by `start`
     /// (or found again by `rejoin`), the system's moves with each step on its side.
@@ -91,7 +99,8 @@ public struct InputAlignment: Sendable {
         /// The first pairs of a stream, one per fragment.
         case settling(estimates: [Double])
         /// A pair every `sampleInterval`; `lastClock` is when the last one was measured.
-        case steady(estimates: [Double], lastClock: UInt64)
+        /// `recent` holds the last pairs of every fragment, when those are taken.
+        case steady(estimates: [Double], lastClock: UInt64, recent: [Double])
     }
 
     /// Alignment for streams of `sampleRate` frames per second.
@@ -99,6 +108,7 @@ public struct InputAlignment: Sendable {
         precondition(sampleRate > 0, "a stream has a sample rate")
         self.sampleRate = Double(sampleRate)
         deadBandFrames = Self.deadBand * Double(sampleRate)
+        jumpFrames = Self.jump * Double(sampleRate)
         sampleIntervalNanoseconds = Int64(Self.sampleInterval * 1e9)
     }
 
@@ -137,8 +147,9 @@ public struct InputAlignment: Sendable {
         return moveSystem(by: Int(error.rounded()))
     }
 
-    /// Whether a pair is taken every fragment once settled, rather than every
-    /// `sampleInterval`: for streams whose timings cost nothing to take.
+    /// Whether a pair is taken every fragment once settled, besides one every
+    /// `sampleInterval`, to follow a jump at once: for streams whose timings cost nothing to
+    /// take.
     public var samplesEveryFragment = false
 
     /// Whether `sample` would use a pair measured at `clock`: when it would not, the capture
@@ -147,9 +158,13 @@ public struct InputAlignment: Sendable {
         switch refinement {
         case .settling:
             return true
-        case .steady(_, let lastClock):
-            return samplesEveryFragment || Int64(bitPattern: clock &- lastClock) >= sampleIntervalNanoseconds
+        case .steady(_, let lastClock, _):
+            return samplesEveryFragment || isIntervalOver(since: lastClock, at: clock)
         }
+    }
+
+    private func isIntervalOver(since lastClock: UInt64, at clock: UInt64) -> Bool {
+        Int64(bitPattern: clock &- lastClock) >= sampleIntervalNanoseconds
     }
 
     /// The step, on the system side only, that a pair taken after a fragment calls for: none
@@ -169,16 +184,34 @@ public struct InputAlignment: Sendable {
                 return correct(toward: Self.median(estimates.suffix(Self.steadyPairs)))
             }
             // The next pairs start afresh: these came one per fragment, not one a second.
-            refinement = .steady(estimates: [], lastClock: microphone.clock)
+            refinement = .steady(estimates: [], lastClock: microphone.clock, recent: [])
             return correct(toward: Self.median(estimates.suffix(Self.steadyPairs)))
-        case .steady(var estimates, _):
-            estimates.append(estimate)
-            if estimates.count > Self.steadyPairs {
-                estimates.removeFirst()
+        case .steady(var estimates, let lastClock, var recent):
+            if samplesEveryFragment {
+                Self.keep(estimate, in: &recent)
+                let error = recent.count == Self.steadyPairs ? Self.median(recent) - Double(systemOrigin) : 0
+                if abs(error) > jumpFrames {
+                    // The pairs a second apart are from before the jump: they would move it back.
+                    refinement = .steady(estimates: [], lastClock: microphone.clock, recent: [])
+                    return moveSystem(by: Int(error.rounded()))
+                }
+                guard isIntervalOver(since: lastClock, at: microphone.clock) else {
+                    refinement = .steady(estimates: estimates, lastClock: lastClock, recent: recent)
+                    return .none
+                }
             }
-            refinement = .steady(estimates: estimates, lastClock: microphone.clock)
+            Self.keep(estimate, in: &estimates)
+            refinement = .steady(estimates: estimates, lastClock: microphone.clock, recent: recent)
             guard estimates.count == Self.steadyPairs else { return .none }
             return correct(toward: Self.median(estimates))
+        }
+    }
+
+    /// Appends `estimate` to `estimates`, keeping the newest `steadyPairs`.
+    private static func keep(_ estimate: Double, in estimates: inout [Double]) {
+        estimates.append(estimate)
+        if estimates.count > steadyPairs {
+            estimates.removeFirst()
         }
     }
 

@@ -157,6 +157,22 @@ struct InputAlignmentTests {
         #expect(abs(call.misalignment(at: call.timelineFrames)) < Self.halfFrame)
     }
 
+    /// Timings told from deliveries wander by a few milliseconds from one half second to the
+    /// next; a pair per fragment follows none of that, which would move the system side (and
+    /// break its audio) every half second, and leaves it to the pairs a second apart.
+    @Test func withFreeTimingsAWanderWithinFiveMillisecondsWaitsForFivePairsASecondApart() {
+        var call = Call(systemLater: 0.003)
+        call.alignment.samplesEveryFragment = true
+        _ = call.start()
+        call.read(fragments: InputAlignment.settlingPairs)
+        let settled = call.pairs
+        call.latencyErrors = { pair in pair < settled ? (0, 0) : (0, -0.004) }
+        call.read(fragments: 4 * 50)
+        #expect(call.steps == [], "four seconds of a 4 ms wander: no pair a second apart agrees yet")
+        call.read(fragments: 50)
+        #expect(call.steps == [.pad(.systemAudio, frames: 192)], "the fifth second's pair")
+    }
+
     @Test func aPairBeforeItIsDueIsIgnored() {
         var call = Call()
         _ = call.start()
