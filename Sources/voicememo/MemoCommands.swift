@@ -34,54 +34,56 @@ struct MemoListing: Codable {
 }
 
 extension RecorderClient {
-    /// Memos newest first, a page at a time, until `wanted` says it has enough (or the
-    /// library ends): a long library is never one reply.
-    func memos(while wanted: (MemoListing) -> Bool = { _ in true }) throws(BusError) -> [MemoListing] {
-        var memos: [MemoListing] = []
-        while true {
-            let reply = try call(
-                RecorderMember.listMemos,
-                [
-                    .uint32(UInt32(memos.count)), .uint32(Validation.maximumPageSize),
-                    .string(MemoCatalog.Order.newest.rawValue),
-                ])
-            let page = (reply.first?.array ?? []).compactMap { entry in
-                entry.structure.flatMap { $0.count == 2 ? $0[1].stringDictionary : nil }.map(MemoListing.init)
-            }
-            for memo in page {
-                guard wanted(memo) else { return memos }
-                memos.append(memo)
-            }
-            if page.count < Validation.maximumPageSize { return memos }
+    /// Up to `count` memos from the `offset`-th, newest first: one `ListMemos` call.
+    func memos(from offset: Int, count: UInt32) throws(BusError) -> [MemoListing] {
+        let reply = try call(
+            RecorderMember.listMemos,
+            [.uint32(UInt32(offset)), .uint32(count), .string(MemoCatalog.Order.newest.rawValue)])
+        return (reply.first?.array ?? []).compactMap { entry in
+            entry.structure.flatMap { $0.count == 2 ? $0[1].stringDictionary : nil }.map(MemoListing.init)
         }
+    }
+
+    /// Every memo newest first, a page at a time, each page given to `body` until it says it
+    /// has had enough: a long library is never one reply.
+    func forEachPage(_ body: ([MemoListing]) -> Bool) throws(BusError) {
+        var offset = 0
+        while true {
+            let page = try memos(from: offset, count: Validation.maximumPageSize)
+            guard body(page), page.count == Validation.maximumPageSize else { return }
+            offset += page.count
+        }
+    }
+
+    /// Every memo, newest first.
+    func memos() throws(BusError) -> [MemoListing] {
+        var memos: [MemoListing] = []
+        try forEachPage { page in
+            memos += page
+            return true
+        }
+        return memos
     }
 
     /// The memos whose title or file name holds `text` (as the daemon compares them), newest first.
     func memos(matching text: String) throws(BusError) -> [MemoListing] {
         let found = try call(RecorderMember.findMemos, [.string(text)]).first?.array?.compactMap(\.objectPath) ?? []
         var remaining = Set(found.map { String($0.lastElement) })
-        guard !remaining.isEmpty else { return [] }
         // Pages, not a call per memo: a search can find thousands. They come in the same
         // order, so the pages stop at the oldest memo found.
         var matches: [MemoListing] = []
-        _ = try memos { memo in
-            if remaining.remove(memo.id) != nil { matches.append(memo) }
-            return !remaining.isEmpty
+        if !remaining.isEmpty {
+            try forEachPage { page in
+                matches += page.filter { remaining.remove($0.id) != nil }
+                return !remaining.isEmpty
+            }
         }
         return matches
     }
 
-    /// The newest memo, if there is one.
-    func newestMemo() throws(BusError) -> MemoListing? {
-        let reply = try call(
-            RecorderMember.listMemos, [.uint32(0), .uint32(1), .string(MemoCatalog.Order.newest.rawValue)])
-        return reply.first?.array?.first?.structure.flatMap { $0.count == 2 ? $0[1].stringDictionary : nil }
-            .map(MemoListing.init)
-    }
-
     /// The memo an argument names: `latest`, an id, or a prefix of exactly one id.
     func memo(named argument: String) throws(BusError) -> MemoListing {
-        if argument == "latest", let newest = try newestMemo() { return newest }
+        if argument == "latest", let newest = try memos(from: 0, count: 1).first { return newest }
         // A whole id is asked of its object; only a prefix needs the library.
         if ObjectPath.isValidElement(argument),
             let properties = try? properties(at: Contract.memoPath(id: argument), of: Contract.memoInterface),

@@ -12,6 +12,9 @@ import VoiceMemoCore
 struct MemoFiles {
     let directory: String
 
+    /// Where the memo file `name` is.
+    func path(of name: String) -> String { directory + "/" + name }
+
     /// Every regular file in the directory with its size and modification time.
     func listing() -> [MemoFileStatus] {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return [] }
@@ -21,14 +24,14 @@ struct MemoFiles {
     /// One file's status, or nil if it is gone or not a regular file.
     func status(of name: String) -> MemoFileStatus? {
         var info = stat()
-        guard stat(directory + "/" + name, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        guard stat(path(of: name), &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
         let modified = Int64(info.st_mtim.tv_sec) * 1_000_000 + Int64(info.st_mtim.tv_nsec) / 1000
         return MemoFileStatus(fileName: name, size: UInt64(info.st_size), modified: modified)
     }
 
     /// What a file holds, or nil when libsndfile cannot read it (then it is not a memo).
     func inspect(_ status: MemoFileStatus) -> MemoInfo? {
-        let path = directory + "/" + status.fileName
+        let path = path(of: status.fileName)
         guard let reader = try? SoundFileReader(path: path),
             let format = reader.format ?? Self.format(of: status.fileName)
         else { return nil }

@@ -55,7 +55,7 @@ final class MemoLibraryService: @unchecked Sendable {
     ) {
         self.server = server
         self.files = MemoFiles(directory: directory)
-        self.properties = MemoProperties(directory: directory)
+        self.properties = MemoProperties(files: files)
         self.trash = trash
         self.cache = LibraryCache(path: cachePath)
         self.peaks = peaks
@@ -239,7 +239,7 @@ final class MemoLibraryService: @unchecked Sendable {
 
     /// The memo with `id`, as the recorder and player refer to it.
     func reference(id: String) -> MemoReference? {
-        catalog[id].map { MemoReference(id: $0.id, path: files.directory + "/" + $0.fileName) }
+        catalog[id].map { MemoReference(id: $0.id, path: files.path(of: $0.fileName)) }
     }
 
     // MARK: The memo interface
@@ -349,7 +349,7 @@ final class MemoLibraryService: @unchecked Sendable {
                 return completion(.failure(error))
             }
             let newName = MemoNaming.renamedFileName(before.fileName, title: newTitle)
-            let (oldPath, newPath) = (files.directory + "/" + before.fileName, files.directory + "/" + newName)
+            let (oldPath, newPath) = (files.path(of: before.fileName), files.path(of: newName))
             guard newName == before.fileName || !FileManager.default.fileExists(atPath: newPath) else {
                 return completion(
                     .failure(.invalidArgument("another memo is already named '\(newName)'; choose another title")))

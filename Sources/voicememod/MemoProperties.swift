@@ -6,15 +6,15 @@ import VoiceMemoCore
 /// the one place the getters, the listings (GetManagedObjects, ListMemos) and the change
 /// announcements take them from, so a listing shows exactly what `Get` answers.
 struct MemoProperties {
-    /// The memo directory, which `Path` joins to each file name.
-    let directory: String
+    /// Where `Path` says each file is.
+    let files: MemoFiles
 
     /// `declaration`'s value for `memo`.
     func value(_ declaration: BusPropertyDeclaration, of memo: MemoInfo) -> BusValue {
         switch declaration {
         case MemoMember.id: .string(memo.id)
         case MemoMember.title: .string(memo.title)
-        case MemoMember.path: .string(directory + "/" + memo.fileName)
+        case MemoMember.path: .string(files.path(of: memo.fileName))
         case MemoMember.format: .string(memo.format.rawValue)
         case MemoMember.created: .int64(memo.created)
         case MemoMember.duration: .double(memo.duration)

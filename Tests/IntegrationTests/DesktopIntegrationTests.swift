@@ -34,29 +34,7 @@ final class DesktopIntegrationTests: IntegrationTestCase {
         try template.replacingOccurrences(of: "@bindir@", with: binaries)
             .write(
                 to: services.appendingPathComponent("\(Contract.busName).service"), atomically: true, encoding: .utf8)
-        // Its own memo directory, apart from the fixture's daemon on the main bus.
-        let data = try scratchDirectory("activated-data")
-        let bus = try ActivationBus(
-            session: session, serviceDirectory: services, environment: ["XDG_DATA_HOME": data.path])
-        defer { bus.close() }
-        XCTAssertFalse(try bus.nameHasOwner(Contract.busName.rawValue), "no daemon runs before the first call")
-
-        let recorder = [Contract.busName.rawValue, Contract.recorderPath.rawValue, Contract.recorderInterface.rawValue]
-        let record = try bus.busctl(["call"] + recorder + ["Record"], timeout: .seconds(20))
-        XCTAssertEqual(record.status, 0, "\(record)")
-        XCTAssertTrue(record.stdout.hasPrefix("o \"\(Contract.memoParentPath)/"), record.stdout)
-        XCTAssertTrue(try bus.nameHasOwner(Contract.busName.rawValue))
-        XCTAssertTrue(try bus.nameHasOwner("org.mpris.MediaPlayer2.voicememo"), "MPRIS name owned beside it")
-
-        try waitUntil("a second is recorded", timeout: .seconds(5), pollingEvery: .milliseconds(100)) {
-            let time = try bus.busctl(["get-property"] + recorder + ["CurrentTime"]).stdout
-            return (Double(time.split(separator: " ").last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 0)
-                >= 1
-        }
-        let stop = try bus.busctl(["call"] + recorder + ["Stop"])
-        XCTAssertEqual(stop.status, 0, "\(stop)")
-        XCTAssertEqual(stop.stdout, record.stdout, "Stop names the memo Record started")
-        try assertHoldsTone(data.appendingPathComponent("voicememo"), seconds: 1)
+        try assertTheFirstCallActivatesADaemonThatRecords(services: services)
     }
 
     // MARK: 2. make install / uninstall
