@@ -1,4 +1,5 @@
 import Bus
+import VoiceMemoContract
 
 #if canImport(Glibc)
     import Glibc
@@ -21,7 +22,7 @@ let overview = """
     Commands:
     \(subcommands.map { "  " + $0.name + String(repeating: " ", count: max(1, 9 - $0.name.count)) + $0.abstract }.joined(separator: "\n"))
 
-    Run 'voicememo <command> --help' for a command's options.
+    Run 'voicememo <command> --help' for a command's options, 'voicememo --version' for the release.
     """
 
 func fail(_ status: Int32, _ message: String) -> Never {
@@ -34,6 +35,10 @@ guard let name = words.first else { fail(ExitStatus.usage, "missing command\n\n"
 words.removeFirst()
 if name == "--help" || name == "-h" || name == "help" {
     print(overview)
+    exit(0)
+}
+if name == "--version" {
+    print("voicememo \(Release.version)")
     exit(0)
 }
 guard let command = subcommands.first(where: { $0.name == name }) else {

@@ -21,6 +21,22 @@ func exit(status: Int32, _ message: String) -> Never {
     exit(status)
 }
 
+// The daemon takes no arguments but these two, answered without touching the bus or the
+// audio server (a package's scripts and a curious user may run it anywhere).
+switch CommandLine.arguments.dropFirst().first {
+case nil:
+    break
+case "--version":
+    print("voicememod \(Release.version)")
+    exit(0)
+case "--help", "-h":
+    print("voicememod: the voicememo recorder daemon; it serves \(Contract.busName) on the session bus.")
+    print("Usage: voicememod [--version | --help]  (see voicememod(1))")
+    exit(0)
+case let argument?:
+    exit(status: 64, "unknown argument '\(argument)'; usage: voicememod [--version | --help]")
+}
+
 // Memos and settings are the user's alone.
 umask(0o077)
 configureAllocator()

@@ -53,9 +53,12 @@ final class DesktopIntegrationTests: IntegrationTestCase {
             "usr/share/doc/voicememo/examples/polybar-voicememo.ini",
             "usr/share/doc/voicememo/examples/waybar-voicememo.css",
             "usr/share/doc/voicememo/examples/waybar-voicememo.jsonc",
+            "usr/share/fish/vendor_completions.d/voicememo.fish",
         ] + trayIcons.map { "usr/share/icons/hicolor/scalable/status/\($0).svg" } + [
             "usr/share/man/man1/voicememo.1",
             "usr/share/man/man1/voicememod.1",
+            "usr/share/metainfo/\(Contract.applicationID).metainfo.xml",
+            "usr/share/zsh/vendor-completions/_voicememo",
         ]
 
     /// The tray item's icons (issue 16): each state, in colour and symbolic.
