@@ -39,17 +39,28 @@ public struct Levels: Equatable, Sendable {
 /// Per-channel sums of a run of interleaved frames: what its levels come from, and what adds
 /// up over a longer run (a metering window of several capture fragments).
 public struct SampleSums: Equatable, Sendable {
-    /// Per channel, in units of full scale squared.
-    public private(set) var sumOfSquares: [Double]
-    /// Per channel, in units of full scale.
-    public private(set) var peaks: [Double]
+    /// The most channels one holds: a lane of the summing vectors each.
+    public static let maximumChannels = 8
+
+    /// Per channel (lane), in units of full scale squared, and the peaks in units of full
+    /// scale; the lanes past `channels` stay 0. Vectors rather than arrays: sums are made for
+    /// every 20 ms fragment, and two arrays each were most of the capture thread's
+    /// allocations.
+    private var squareLanes = SIMD8<Double>()
+    private var peakLanes = SIMD8<Double>()
+    public let channels: Int
     public private(set) var frameCount = 0
 
     /// Nothing summed yet, on `channels` channels.
     public init(channels: Int) {
-        sumOfSquares = Array(repeating: 0, count: channels)
-        peaks = Array(repeating: 0, count: channels)
+        precondition((0...Self.maximumChannels).contains(channels), "at most eight channels are summed")
+        self.channels = channels
     }
+
+    /// Per channel, in units of full scale squared.
+    public var sumOfSquares: [Double] { (0..<channels).map { squareLanes[$0] } }
+    /// Per channel, in units of full scale.
+    public var peaks: [Double] { (0..<channels).map { peakLanes[$0] } }
 
     /// The sums of `frameCount` interleaved frames of `type` on `channels` channels.
     public init(of buffer: UnsafeRawBufferPointer, frameCount: Int, channels: Int, type: SampleType) {
@@ -57,14 +68,14 @@ public struct SampleSums: Equatable, Sendable {
         add(buffer, frames: 0..<frameCount, type: type)
     }
 
-    public var channels: Int { peaks.count }
-
     /// RMS and peak power of what was summed; silence for nothing.
     public var levels: Levels {
         guard frameCount > 0 else { return .silence(channels: channels) }
         return Levels(
-            average: sumOfSquares.map { Levels.decibels(amplitude: ($0 / Double(frameCount)).squareRoot()) },
-            peak: peaks.map { Levels.decibels(amplitude: $0) })
+            average: (0..<channels).map {
+                Levels.decibels(amplitude: (squareLanes[$0] / Double(frameCount)).squareRoot())
+            },
+            peak: (0..<channels).map { Levels.decibels(amplitude: peakLanes[$0]) })
     }
 
     /// Adds the interleaved frames `frames` of `buffer`.
@@ -96,8 +107,8 @@ public struct SampleSums: Equatable, Sendable {
                             buffer.bindMemory(to: Float.self).baseAddress! + first + channel, count: frames.count,
                             stride: channels)
                     }
-                sumOfSquares[channel] += sum
-                peaks[channel] = max(peaks[channel], peak)
+                squareLanes[channel] += sum
+                peakLanes[channel] = max(peakLanes[channel], peak)
             }
         }
         frameCount += frames.count
@@ -106,8 +117,8 @@ public struct SampleSums: Equatable, Sendable {
     /// The sums of channel `index` alone.
     public func channel(_ index: Int) -> SampleSums {
         var one = SampleSums(channels: 1)
-        one.sumOfSquares[0] = sumOfSquares[index]
-        one.peaks[0] = peaks[index]
+        one.squareLanes[0] = squareLanes[index]
+        one.peakLanes[0] = peakLanes[index]
         one.frameCount = frameCount
         return one
     }
@@ -115,10 +126,8 @@ public struct SampleSums: Equatable, Sendable {
     /// Adds another run's sums, as if its frames followed these.
     public mutating func add(_ other: SampleSums) {
         precondition(other.channels == channels, "sums of different channel counts")
-        for channel in 0..<channels {
-            sumOfSquares[channel] += other.sumOfSquares[channel]
-            peaks[channel] = max(peaks[channel], other.peaks[channel])
-        }
+        squareLanes += other.squareLanes
+        peakLanes = pointwiseMax(peakLanes, other.peakLanes)
         frameCount += other.frameCount
     }
 
@@ -128,17 +137,15 @@ public struct SampleSums: Equatable, Sendable {
         guard count < frameCount else { return self }
         var cut = self
         let share = Double(count) / Double(frameCount)
-        cut.sumOfSquares = sumOfSquares.map { $0 * share }
+        cut.squareLanes *= share
         cut.frameCount = count
         return cut
     }
 
     /// Back to nothing summed.
     public mutating func reset() {
-        for channel in 0..<channels {
-            sumOfSquares[channel] = 0
-            peaks[channel] = 0
-        }
+        squareLanes = .zero
+        peakLanes = .zero
         frameCount = 0
     }
 
@@ -161,15 +168,15 @@ public struct SampleSums: Equatable, Sendable {
         // Each lane's sum is exact in Int64 and in Double (far below 2^53), and the scale is a
         // power of two: only adding the lanes of a channel rounds.
         for lane in 0..<8 {
-            sumOfSquares[lane % channels] += Double(squares[lane]) / (32768 * 32768)
+            squareLanes[lane % channels] += Double(squares[lane]) / (32768 * 32768)
             let lanePeak = max(Int32(high[lane]), -Int32(low[lane]))
-            peaks[lane % channels] = max(peaks[lane % channels], Double(lanePeak) / 32768)
+            peakLanes[lane % channels] = max(peakLanes[lane % channels], Double(lanePeak) / 32768)
         }
         // The samples after the last whole vector (it ends on a frame: 8 is whole frames).
         for index in (vectors * 8)..<count {
             let value = Int32(samples[index])
-            sumOfSquares[index % channels] += Double(value &* value) / (32768 * 32768)
-            peaks[index % channels] = max(peaks[index % channels], Double(abs(value)) / 32768)
+            squareLanes[index % channels] += Double(value &* value) / (32768 * 32768)
+            peakLanes[index % channels] = max(peakLanes[index % channels], Double(abs(value)) / 32768)
         }
     }
 
