@@ -148,6 +148,10 @@ struct CallCaptureTests {
         try waitUntil(timeout: .seconds(5)) { backend.sink.frames >= 5 * 960 }
         queue.sync { pipeline.reopenSystemAudio() }
         try waitUntil(timeout: .seconds(5)) { backend.outputs.withLock { $0 } == ["speaker", "headphones"] }
+        // Ten fragments more: the new stream is placed after its third read, and a stop
+        // before that would end the memo in the gap this test measures.
+        let reopened = backend.sink.frames
+        try waitUntil(timeout: .seconds(5)) { backend.sink.frames >= reopened + 10 * 960 }
         queue.sync { pipeline.stop() }
         try waitUntil(timeout: .seconds(5)) { backend.sink.isClosed }
         // The new stream is placed once it has delivered: until then its side is silence.
