@@ -48,8 +48,9 @@ BIN_PATH = $(shell $(SWIFT) build -c $(CONFIG) --show-bin-path)
 # link that way, so this one product is built apart, in a scratch directory of its own.
 STATIC_SCRATCH := .build/static
 STATIC_DAEMON = $(STATIC_SCRATCH)/$(CONFIG)/voicememod
-BUILD_STATIC_DAEMON = $(SWIFT) build -c $(CONFIG) --product voicememod --static-swift-stdlib --scratch-path $(STATIC_SCRATCH)
-BUILD_STATIC_CLI = $(SWIFT) build -c $(CONFIG) --product voicememo --static-swift-stdlib --scratch-path $(STATIC_SCRATCH)
+# Builds the product named after it that way (the package links the CLI statically too).
+BUILD_STATIC = $(SWIFT) build -c $(CONFIG) --static-swift-stdlib --scratch-path $(STATIC_SCRATCH) --product
+BUILD_STATIC_DAEMON = $(BUILD_STATIC) voicememod
 
 # The release, from its one place (the binaries' --version prints the same constant).
 VERSION := $(shell sed -n 's/.*static let version = "\(.*\)"/\1/p' Sources/VoiceMemoContract/Version.swift)
@@ -212,7 +213,7 @@ uninstall:
 deb: deps
 	@$(MAKE) --no-print-directory install-packages PACKAGES="$(DEB_PACKAGES)"
 	$(BUILD_STATIC_DAEMON)
-	$(BUILD_STATIC_CLI)
+	$(BUILD_STATIC) voicememo
 	rm -rf $(DEB_TREE) && mkdir -p $(DEB_TREE)/debian
 	cp data/debian/control data/debian/copyright $(DEB_TREE)/debian/
 	@date=$$(sed -n 's/.*<release version="$(VERSION)" date="\([0-9-]*\)".*/\1/p' data/org.example.VoiceMemo.metainfo.xml); \
