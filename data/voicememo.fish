@@ -10,7 +10,7 @@ function __voicememo_sources
     pactl list short sources 2>/dev/null | cut -f2
 end
 
-set -l commands record stop pause resume toggle cancel status meter watch list peaks play rename delete
+set -l commands record stop pause resume toggle cancel status meter watch list peaks play rename trim delete
 
 complete -c voicememo -f
 complete -c voicememo -n "not __fish_seen_subcommand_from $commands" -l help -d 'Show the commands'
@@ -30,6 +30,7 @@ complete -c voicememo -n "not __fish_seen_subcommand_from $commands" -a list -d 
 complete -c voicememo -n "not __fish_seen_subcommand_from $commands" -a peaks -d 'Print a memo\'s waveform'
 complete -c voicememo -n "not __fish_seen_subcommand_from $commands" -a play -d 'Play a memo'
 complete -c voicememo -n "not __fish_seen_subcommand_from $commands" -a rename -d 'Rename a memo'
+complete -c voicememo -n "not __fish_seen_subcommand_from $commands" -a trim -d 'Keep part of a memo, or cut its silent ends'
 complete -c voicememo -n "not __fish_seen_subcommand_from $commands" -a delete -d 'Move a memo to the trash'
 
 complete -c voicememo -n '__fish_seen_subcommand_from record' -l format -x -a 'opus flac wav vorbis mp3' -d 'File format'
@@ -53,8 +54,9 @@ complete -c voicememo -n '__fish_seen_subcommand_from list' -l json -d 'Print JS
 complete -c voicememo -n '__fish_seen_subcommand_from watch' -l json -d 'Print JSON'
 complete -c voicememo -n '__fish_seen_subcommand_from peaks' -l count -x -d 'Number of peaks'
 complete -c voicememo -n '__fish_seen_subcommand_from peaks' -l json -d 'Print JSON'
+complete -c voicememo -n '__fish_seen_subcommand_from trim' -l silence -d 'Cut the silent start and end'
 complete -c voicememo -n '__fish_seen_subcommand_from delete' -l permanently -d 'Delete instead of moving to the trash'
 
-complete -c voicememo -n '__fish_seen_subcommand_from peaks play; and test (count (commandline -opc)) -eq 2' -a 'latest (__voicememo_memo_ids)'
+complete -c voicememo -n '__fish_seen_subcommand_from peaks play trim; and test (count (commandline -opc)) -eq 2' -a 'latest (__voicememo_memo_ids)'
 complete -c voicememo -n '__fish_seen_subcommand_from rename; and test (count (commandline -opc)) -eq 2' -a '(__voicememo_memo_ids)'
 complete -c voicememo -n '__fish_seen_subcommand_from delete' -a '(__voicememo_memo_ids)'

@@ -38,6 +38,8 @@ enum Sndfile {
         var frameCount: Int
         /// The memo format the file is in, when it is one voicememo writes.
         var format: AudioFormat?
+        /// libsndfile's code for the file's container and encoding, as read.
+        var formatCode: Int32
     }
 
     /// Opens `path` for reading (files are written through `create`).
@@ -48,7 +50,7 @@ enum Sndfile {
         }
         return OpenedFile(
             handle: handle, sampleRate: Int(info.samplerate), channelCount: Int(info.channels),
-            frameCount: Int(info.frames), format: memoFormat(info.format))
+            frameCount: Int(info.frames), format: memoFormat(info.format), formatCode: info.format)
     }
 
     private static func memoFormat(_ code: Int32) -> AudioFormat? {
@@ -85,6 +87,54 @@ enum Sndfile {
     static func read(_ handle: OpaquePointer, into buffer: UnsafeMutablePointer<Float>, frames: Int) -> Int {
         Int(sf_readf_float(handle, buffer, sf_count_t(frames)))
     }
+
+    /// Reads up to `frames` frames of `sampleType` into `buffer`; fewer at the end. A
+    /// decoder error throws with libsndfile's explanation.
+    static func read(
+        _ handle: OpaquePointer, into buffer: UnsafeMutableRawBufferPointer, frames: Int,
+        sampleType: WrittenSampleType, path: String
+    ) throws(SoundFileError) -> Int {
+        let count = sf_count_t(frames)
+        let read: sf_count_t
+        switch sampleType {
+        case .int16: read = sf_readf_short(handle, buffer.assumingMemoryBound(to: Int16.self).baseAddress, count)
+        case .int32: read = sf_readf_int(handle, buffer.assumingMemoryBound(to: Int32.self).baseAddress, count)
+        case .float32: read = sf_readf_float(handle, buffer.assumingMemoryBound(to: Float.self).baseAddress, count)
+        }
+        if read < count, sf_error(handle) != SF_ERR_NO_ERROR {
+            throw SoundFileError(path: path, message: lastError(handle))
+        }
+        return Int(read)
+    }
+
+    /// Whether a file of libsndfile format `code` holds integer samples, which are copied
+    /// exactly as 32-bit integers (8, 16, 24 and 32 bits alike); the rest are read as floats.
+    static func holdsIntegers(_ code: Int32) -> Bool {
+        switch Int(code & Int32(SF_FORMAT_SUBMASK)) {
+        case SF_FORMAT_PCM_S8, SF_FORMAT_PCM_U8, SF_FORMAT_PCM_16, SF_FORMAT_PCM_24, SF_FORMAT_PCM_32: true
+        default: false
+        }
+    }
+
+    /// The format a copy of a file of `code` is written in: a WAV becomes RF64 with the same
+    /// samples (kept a plain WAV under 4 GiB by `enableAutoDowngrade`), like a recorded memo.
+    static func copyFormat(_ code: Int32) -> Int32 {
+        switch Int(code & Int32(SF_FORMAT_TYPEMASK)) {
+        case SF_FORMAT_WAV, SF_FORMAT_WAVEX, SF_FORMAT_RF64: Int32(SF_FORMAT_RF64) | (code & Int32(SF_FORMAT_SUBMASK))
+        default: code
+        }
+    }
+
+    /// Whether `code` is a WAV (of any header), whose copy needs `enableAutoDowngrade`.
+    static func isWave(_ code: Int32) -> Bool {
+        [SF_FORMAT_WAV, SF_FORMAT_WAVEX, SF_FORMAT_RF64].contains(Int(code & Int32(SF_FORMAT_TYPEMASK)))
+    }
+
+    /// Every text tag libsndfile reads and writes, title first.
+    static let textTags: [Int32] = [
+        SF_STR_TITLE, SF_STR_COPYRIGHT, SF_STR_SOFTWARE, SF_STR_ARTIST, SF_STR_COMMENT, SF_STR_DATE, SF_STR_ALBUM,
+        SF_STR_LICENSE, SF_STR_TRACKNUMBER, SF_STR_GENRE,
+    ].map { Int32($0) }
 
     /// Moves the read position to `frame` frames from the start.
     static func seek(_ handle: OpaquePointer, toFrame frame: Int, path: String) throws(SoundFileError) {

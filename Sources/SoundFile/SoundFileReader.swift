@@ -10,6 +10,8 @@ public final class SoundFileReader {
     public let frameCount: Int
     /// The memo format the file is in, when it is one voicememo writes.
     public let format: AudioFormat?
+    /// libsndfile's code for the container and encoding, for copies in the same kind.
+    let formatCode: Int32
 
     public init(path: String) throws(SoundFileError) {
         let file = try Sndfile.open(path)
@@ -19,7 +21,11 @@ public final class SoundFileReader {
         channelCount = file.channelCount
         frameCount = file.frameCount
         format = file.format
+        formatCode = file.formatCode
     }
+
+    /// libsndfile's handle, for the module's copies.
+    var openHandle: OpaquePointer { handle }
 
     deinit {
         try? Sndfile.close(handle, path: path)
@@ -44,6 +50,29 @@ public final class SoundFileReader {
     /// Moves the read position to `frame` frames from the start.
     public func seek(toFrame frame: Int) throws(SoundFileError) {
         try Sndfile.seek(handle, toFrame: frame, path: path)
+    }
+
+    /// The peak absolute sample, over all channels, of each `framesPerBlock` frames from the
+    /// read position to the end (the last block may be shorter).
+    public func blockPeaks(framesPerBlock: Int) throws(SoundFileError) -> [Float] {
+        precondition(framesPerBlock > 0)
+        var peaks: [Float] = []
+        peaks.reserveCapacity(max(0, frameCount / framesPerBlock + 1))
+        let blocksPerRead = max(1, 65536 / framesPerBlock)
+        var buffer = [Float](repeating: 0, count: blocksPerRead * framesPerBlock * max(channelCount, 1))
+        while true {
+            let frames = try buffer.withUnsafeMutableBufferPointer { (samples) throws(SoundFileError) in
+                try read(into: samples, frameCount: blocksPerRead * framesPerBlock)
+            }
+            guard frames > 0 else { return peaks }
+            let samplesPerBlock = framesPerBlock * channelCount
+            for start in stride(from: 0, to: frames * channelCount, by: samplesPerBlock) {
+                let end = min(start + samplesPerBlock, frames * channelCount)
+                var peak: Float = 0
+                for index in start..<end { peak = max(peak, abs(buffer[index])) }
+                peaks.append(peak)
+            }
+        }
     }
 
     /// Every remaining frame, interleaved, full scale ±1.

@@ -76,13 +76,12 @@ public final class SoundFileWriter: AudioFileSink {
             // Lossless: quality buys compression effort (level 0…8).
             try Sndfile.command(handle, Sndfile.setCompressionLevel, double: quality.scale, path: path)
         case .opus, .vorbis:
-            // libsndfile's compression level is the inverse of VBR quality.
-            try Sndfile.command(handle, Sndfile.setCompressionLevel, double: 1 - quality.scale * 0.9, path: path)
+            try Sndfile.command(handle, Sndfile.setCompressionLevel, double: quality.compressionLevel, path: path)
             // Finish an Ogg page at least every 250 ms, so a crash loses no more than that.
             Sndfile.command(handle, Sndfile.setOggPageLatency, double: 250)
         case .mp3:
             Sndfile.command(handle, Sndfile.setBitrateMode, int: Sndfile.variableBitrate)
-            try Sndfile.command(handle, Sndfile.setCompressionLevel, double: 1 - quality.scale * 0.9, path: path)
+            try Sndfile.command(handle, Sndfile.setCompressionLevel, double: quality.compressionLevel, path: path)
         }
     }
 

@@ -11,6 +11,8 @@ public enum MemoMember {
     public static let deletePermanently = BusMethodDeclaration("DeletePermanently")
     public static let peaks = BusMethodDeclaration(
         "Peaks", in: [BusArgument("count", "u")], out: [BusArgument("peaks", "ad")])
+    public static let trim = BusMethodDeclaration("Trim", in: [BusArgument("start", "d"), BusArgument("end", "d")])
+    public static let trimSilence = BusMethodDeclaration("TrimSilence")
 
     // MARK: Properties
 
@@ -28,7 +30,7 @@ public enum MemoMember {
     // MARK: The whole interface
 
     /// Every method, in the published order.
-    public static let methods = [play, rename, delete, deletePermanently, peaks]
+    public static let methods = [play, rename, delete, deletePermanently, peaks, trim, trimSilence]
     /// The interface has no signals.
     public static let signals: [BusSignalDeclaration] = []
     /// Every property, in the published order.

@@ -56,6 +56,10 @@ public enum Quality: String, CaseIterable, Sendable, Codable, Comparable {
     public var scale: Double {
         Double(Self.allCases.firstIndex(of: self)!) / Double(Self.allCases.count - 1)
     }
+
+    /// libsndfile's compression level for the lossy encoders (0 best … 1 smallest): the
+    /// inverse of the scale, never quite 0, whose Opus bitrate is far past what voice needs.
+    public var compressionLevel: Double { 1 - scale * 0.9 }
 }
 
 /// The in-memory sample representation between the audio server and the file.

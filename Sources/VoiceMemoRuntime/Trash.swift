@@ -31,6 +31,22 @@ public struct Trash: Sendable {
     public func moveToTrash(_ path: String, deletionDate: Date = Date(), timeZone: TimeZone = .current)
         throws(RecorderError) -> String
     {
+        try place(path, keepingOriginal: false, deletionDate: deletionDate, timeZone: timeZone)
+    }
+
+    /// Puts a copy of the file at `path` in the trash as `moveToTrash` would put the file,
+    /// but as a second hard link: the file stays where it is, and a new version can then
+    /// replace it with `rename(2)`, so at every instant one of them is at `path`.
+    @discardableResult
+    public func linkIntoTrash(_ path: String, deletionDate: Date = Date(), timeZone: TimeZone = .current)
+        throws(RecorderError) -> String
+    {
+        try place(path, keepingOriginal: true, deletionDate: deletionDate, timeZone: timeZone)
+    }
+
+    private func place(_ path: String, keepingOriginal: Bool, deletionDate: Date, timeZone: TimeZone)
+        throws(RecorderError) -> String
+    {
         guard path.hasPrefix("/") else { throw .storage("cannot trash \(path): not an absolute path") }
         var file = stat()
         guard lstat(path, &file) == 0 else { throw .storage("cannot trash \(path): \(Self.lastError())") }
@@ -65,13 +81,22 @@ public struct Trash: Sendable {
                 unlink(infoPath)
                 throw .storage("cannot write \(infoPath): \(writeError)")
             }
-            guard rename(path, filesDirectory + "/" + name) == 0 else {
+            let placed =
+                keepingOriginal ? link(path, filesDirectory + "/" + name) : rename(path, filesDirectory + "/" + name)
+            guard placed == 0 else {
                 let reason = Self.lastError()
                 unlink(infoPath)
-                throw .storage("cannot move \(path) into the trash: \(reason)")
+                throw .storage("cannot \(keepingOriginal ? "link" : "move") \(path) into the trash: \(reason)")
             }
             return name
         }
+    }
+
+    /// Takes `name` (as `moveToTrash` or `linkIntoTrash` returned it) out of the trash again,
+    /// file and info, for an operation that could not finish after trashing.
+    public func forget(_ name: String) {
+        unlink(filesDirectory + "/" + name)
+        unlink(infoDirectory + "/" + name + ".trashinfo")
     }
 
     /// Creates the trash, `files/` and `info/`, user-only, where missing.

@@ -20,7 +20,7 @@ extension Subcommand {
 /// The table of subcommands, in the order `--help` lists them.
 let subcommands: [any Subcommand.Type] = [
     Record.self, Stop.self, Pause.self, Resume.self, Toggle.self, Cancel.self, Status.self, Meter.self, Watch.self,
-    List.self, Peaks.self, Play.self, Rename.self, Delete.self,
+    List.self, Peaks.self, Play.self, Rename.self, Trim.self, Delete.self,
 ]
 
 /// A subcommand that takes no arguments and makes one call.

@@ -285,6 +285,57 @@ struct Rename: MemoCommand {
     }
 }
 
+struct Trim: Subcommand {
+    static let name = "trim"
+    static let abstract = "Keep only part of a memo, or cut its silent start and end."
+    static let usage = """
+        trim ID START END | trim ID --silence
+
+        START and END are seconds (90, 2.5) or a clock (1:30, 1:02:03) from the memo's
+        beginning; END may be its length. --silence cuts the silence (below -50 dBFS) at
+        both ends, keeping 0.2 s next to the sound. The old version goes to the trash.
+        """
+    let memo: String
+    /// Seconds kept, or nil for --silence.
+    let range: (start: Double, end: Double)?
+
+    init(_ words: [String]) throws(UsageError) {
+        let arguments = try Arguments(words, valued: [], flags: ["silence"])
+        guard let memo = arguments.positionals.first, !memo.isEmpty else {
+            throw UsageError("trim needs a memo id (see 'voicememo list')")
+        }
+        self.memo = memo
+        let times = Array(arguments.positionals.dropFirst())
+        if arguments.has("silence") {
+            guard times.isEmpty else { throw UsageError("trim --silence takes no START or END") }
+            range = nil
+            return
+        }
+        guard times.count == 2 else { throw UsageError("trim needs START and END, or --silence") }
+        guard let start = ClockText.seconds(from: times[0]), let end = ClockText.seconds(from: times[1]) else {
+            throw UsageError("START and END are seconds (90, 2.5) or a clock (1:30); got '\(times[0])' '\(times[1])'")
+        }
+        guard start < end else { throw UsageError("START (\(times[0])) must come before END (\(times[1]))") }
+        range = (start, end)
+    }
+
+    func run(_ client: RecorderClient) throws(BusError) {
+        let memo = try client.memo(named: memo)
+        if let range {
+            try client.callMemo(memo, MemoMember.trim, [.double(range.start), .double(range.end)])
+        } else {
+            try client.callMemo(memo, MemoMember.trimSilence)
+        }
+        // The call answers nothing; the length tells whether there was anything to cut.
+        let properties = try client.properties(at: Contract.memoPath(id: memo.id), of: Contract.memoInterface)
+        let duration = properties[MemoMember.duration]?.double ?? memo.duration
+        guard duration != memo.duration else { return print("Nothing to trim in \(memo.id)") }
+        print(
+            "Trimmed \(memo.id) to \(ClockText.text(duration, rounding: .toNearestOrAwayFromZero)); the old version is in the trash"
+        )
+    }
+}
+
 struct Delete: Subcommand {
     static let name = "delete"
     static let abstract = "Move a memo to the trash, or with --permanently delete it."

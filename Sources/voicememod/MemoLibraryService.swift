@@ -21,6 +21,8 @@ final class MemoLibraryService: @unchecked Sendable {
     private let files: MemoFiles
     /// Where Delete puts memos, so a mis-click can be undone from a file manager.
     private let trash: Trash
+    /// Cuts memos, putting the old version in the same trash.
+    private let trimming: MemoTrimming
     private let cache: LibraryCache
     /// The player every memo's Play goes to.
     private let player: MemoPlayer
@@ -57,6 +59,7 @@ final class MemoLibraryService: @unchecked Sendable {
         self.files = MemoFiles(directory: directory)
         self.properties = MemoProperties(files: files)
         self.trash = trash
+        self.trimming = MemoTrimming(trash: trash)
         self.cache = LibraryCache(path: cachePath)
         self.peaks = peaks
         self.recorder = recorder
@@ -188,9 +191,15 @@ final class MemoLibraryService: @unchecked Sendable {
         let peaks = BusMethod(MemoMember.peaks) { [weak self] call in
             self?.peaksSoFar(of: memo, count: call.arguments[0].uint32 ?? 0) { call.answer($0) }
         }
+        // A file still being written cannot be cut; say why rather than that the method is unknown.
+        let trims = [MemoMember.trim, MemoMember.trimSilence].map { declaration in
+            BusMethod(declaration) { call in
+                call.answer(.failure(RecorderError.busy("this memo is being recorded; Stop it before trimming it")))
+            }
+        }
         server.export(
-            Contract.memoPath(id: memo.id), interfaces: [BusInterface(name: Contract.memoInterface, methods: [peaks])],
-            listed: false
+            Contract.memoPath(id: memo.id),
+            interfaces: [BusInterface(name: Contract.memoInterface, methods: [peaks] + trims)], listed: false
         )
     }
 
@@ -293,6 +302,14 @@ final class MemoLibraryService: @unchecked Sendable {
                 BusMethod(MemoMember.peaks) { [weak self] call in
                     self?.peaks(id: id(call), count: call.arguments[0].uint32 ?? 0) { call.answer($0) }
                 },
+                BusMethod(MemoMember.trim) { [weak self] call in
+                    let cut = MemoTrimming.Cut.range(
+                        start: call.arguments[0].double ?? .nan, end: call.arguments[1].double ?? .nan)
+                    self?.trim(id: id(call), cut) { call.answer($0.map { [] }) }
+                },
+                BusMethod(MemoMember.trimSilence) { [weak self] call in
+                    self?.trim(id: id(call), .silence) { call.answer($0.map { [] }) }
+                },
             ],
             properties: MemoMember.properties.map { declaration in
                 let read = value { [properties] in properties.value(declaration, of: $0) }
@@ -364,6 +381,37 @@ final class MemoLibraryService: @unchecked Sendable {
                 queue.async {
                     if case .success = result { self.renamed(before, title: newTitle, fileName: newName) }
                     reply.value(result)
+                    self.endFileWork(on: id)
+                }
+            }
+        }
+    }
+
+    /// Cuts memo `id`'s file as `cut` says (`MemoTrimming`), on the file queue; the memo's
+    /// playback, if any, stops first (it would go on playing the old version). `completion`
+    /// runs on the queue once the memo's new length and size are announced.
+    func trim(id: String, _ cut: MemoTrimming.Cut, completion: @escaping (Result<Void, RecorderError>) -> Void) {
+        afterFileWork(on: id) { [self] in
+            let path: String
+            do throws(RecorderError) {
+                path = files.path(of: try memo(id).fileName)
+            } catch {
+                return completion(.failure(error))
+            }
+            if player.playing?.id == id { player.stop() }
+            fileWork[id] = []
+            let reply = QueueBound(completion, to: queue)
+            fileQueue.async { [queue, trimming] in
+                let result = Result { () throws(RecorderError) in try trimming.trim(fileAt: path, cut) }
+                queue.async {
+                    if case .success(true) = result, let memo = self.catalog[id],
+                        let status = self.files.status(of: memo.fileName)
+                    {
+                        self.read(status)
+                        self.scheduleCacheSave()
+                        self.changed.notify()
+                    }
+                    reply.value(result.map { _ in })
                     self.endFileWork(on: id)
                 }
             }

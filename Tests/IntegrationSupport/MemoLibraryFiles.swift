@@ -24,7 +24,14 @@ package enum MemoLibraryFiles {
 
     /// A canonical 44-byte-header WAV of 480 zero samples.
     private static func tinyWave() -> Data {
-        let frames = 480
+        WaveHeader.pcm16(frames: 480, sampleRate: 48_000) + Data(count: 480 * 2)
+    }
+}
+
+/// The canonical 44-byte header of a 16-bit mono PCM WAV, for tests that write the samples
+/// themselves (large memos a chunk at a time).
+package enum WaveHeader {
+    package static func pcm16(frames: Int, sampleRate: Int) -> Data {
         let dataBytes = frames * 2
         var data = Data()
         func append(_ text: String) { data.append(contentsOf: Array(text.utf8)) }
@@ -37,13 +44,12 @@ package enum MemoLibraryFiles {
         append32(16)
         append16(1)
         append16(1)
-        append32(48_000)
-        append32(96_000)
+        append32(sampleRate)
+        append32(sampleRate * 2)
         append16(2)
         append16(16)
         append("data")
         append32(dataBytes)
-        data.append(Data(count: dataBytes))
         return data
     }
 }

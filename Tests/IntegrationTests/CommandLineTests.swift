@@ -128,6 +128,33 @@ final class CommandLineTests: IntegrationTestCase {
         XCTAssertEqual((try JSONSerialization.jsonObject(with: Data(remaining.stdout.utf8)) as? [Any])?.count, 1)
     }
 
+    func testTrimTakesSecondsOrAClockAndSilence() throws {
+        XCTAssertEqual(try voicememo("record", "--format", "wav", "--duration", "2").status, 0)
+        try waitUntil("the memo is finished", timeout: .seconds(6)) {
+            try self.voicememo("status", "--format", "{state}").stdout == "idle\n"
+        }
+        let id = try XCTUnwrap(try voicememo("list").stdout.split(separator: " ").first.map(String.init))
+        let trim = try voicememo("trim", "latest", "0:00.5", "1.5")
+        XCTAssertEqual(trim.status, 0, "\(trim)")
+        XCTAssertEqual(trim.stdout, "Trimmed \(id) to 0:01; the old version is in the trash\n")
+        let listing = try voicememo("list", "--json")
+        let memos = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(listing.stdout.utf8)) as? [[String: Any]])
+        XCTAssertEqual(try XCTUnwrap(memos.first?["duration"] as? Double), 1, accuracy: 1e-9)
+
+        let backwards = try voicememo("trim", "latest", "1", "0:00.5")
+        XCTAssertEqual(backwards.status, 64, "\(backwards)")
+        XCTAssertTrue(backwards.stderr.contains("must come before END"), backwards.stderr)
+        let tooLong = try voicememo("trim", "latest", "0", "1:00")
+        XCTAssertEqual(tooLong.status, 1, "the daemon refuses: \(tooLong)")
+        XCTAssertTrue(tooLong.stderr.contains("past the memo's end"), tooLong.stderr)
+        let both = try voicememo("trim", "latest", "0", "1", "--silence")
+        XCTAssertEqual(both.status, 64, "\(both)")
+        // The stimulus tone has no silence at either end: nothing to cut.
+        let silence = try voicememo("trim", "latest", "--silence")
+        XCTAssertEqual(silence.status, 0, "\(silence)")
+        XCTAssertEqual(silence.stdout, "Nothing to trim in \(id)\n")
+    }
+
     func testListPagesThroughALongLibraryAndSearchFolds() throws {
         let directory = fixture.session.memoDirectory
         try MemoLibraryFiles.create(1100, in: directory)

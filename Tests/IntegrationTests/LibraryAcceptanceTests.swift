@@ -133,11 +133,7 @@ final class LibraryAcceptanceTests: RecorderTestCase {
         let dataSize = 48_000 * 2 * 1800
         XCTAssertTrue(FileManager.default.createFile(atPath: staged.path, contents: nil))
         let writer = try FileHandle(forWritingTo: staged)
-        var header = Data("RIFF".utf8) + UInt32(36 + dataSize).littleEndianData + Data("WAVEfmt ".utf8)
-        header += UInt32(16).littleEndianData + UInt16(1).littleEndianData + UInt16(1).littleEndianData
-        header += UInt32(48_000).littleEndianData + UInt32(96_000).littleEndianData + UInt16(2).littleEndianData
-        header += UInt16(16).littleEndianData + Data("data".utf8) + UInt32(dataSize).littleEndianData
-        try writer.write(contentsOf: header)
+        try writer.write(contentsOf: WaveHeader.pcm16(frames: dataSize / 2, sampleRate: 48_000))
         let chunk = Data(count: 1 << 20)
         for _ in 0..<dataSize / chunk.count { try writer.write(contentsOf: chunk) }
         try writer.write(contentsOf: Data(count: dataSize % chunk.count))
@@ -299,9 +295,4 @@ final class LibraryAcceptanceTests: RecorderTestCase {
         }
         try recorder.call("Stop")
     }
-}
-
-extension FixedWidthInteger {
-    /// The integer's bytes, least significant first, as RIFF stores them.
-    fileprivate var littleEndianData: Data { withUnsafeBytes(of: littleEndian) { Data($0) } }
 }

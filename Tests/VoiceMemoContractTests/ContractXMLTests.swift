@@ -37,7 +37,7 @@ struct ContractXMLTests {
         #expect(typed.methods == published.methods)
         #expect(typed.signals == published.signals)
         #expect(typed.properties == published.properties)
-        #expect(published.methods.count == 5 && published.signals.isEmpty && published.properties.count == 9)
+        #expect(published.methods.count == 7 && published.signals.isEmpty && published.properties.count == 9)
     }
 
     @Test func eachMemberHasOneValue() {

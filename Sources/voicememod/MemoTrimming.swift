@@ -1,0 +1,137 @@
+import FoundationEssentials
+import SoundFile
+import VoiceMemoCore
+import VoiceMemoRuntime
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `Trim` and `TrimSilence` on a memo's file, on the library's file queue.
+///
+/// The new version is written beside the memo as a hidden temporary file and synced; the
+/// old one is hard-linked into the trash (its `.trashinfo` first); then the new one is
+/// renamed over it. A crash at any moment leaves the memo's path holding the complete old
+/// file or the complete new one, never neither; at worst a temporary file is left, which
+/// the next start removes (`removeLeftovers(in:)`), or the trash holds the old version while
+/// the memo is still the old one too.
+struct MemoTrimming {
+    /// What to keep of the memo.
+    enum Cut: Sendable {
+        /// `Trim(start, end)`, in seconds.
+        case range(start: Double, end: Double)
+        /// `TrimSilence()`.
+        case silence
+    }
+
+    /// Where the old versions go.
+    let trash: Trash
+
+    /// The marker in a temporary file's name (`.<memo file>.trim-XXXXXX`).
+    private static let marker = ".trim-"
+
+    /// Cuts the memo at `path`; false when there was nothing to cut (the file is untouched).
+    func trim(fileAt path: String, _ cut: Cut) throws(RecorderError) -> Bool {
+        let path = Self.resolvingLinks(path)
+        let reader: SoundFileReader
+        do {
+            reader = try SoundFileReader(path: path)
+        } catch {
+            throw .storage("cannot read \(path): \(error.message)")
+        }
+        let kept = try frames(of: reader, cut)
+        guard kept != 0..<reader.frameCount else { return false }
+        var original = stat()
+        guard stat(path, &original) == 0 else { throw .storage("cannot read \(path): \(Self.systemError())") }
+        let temporary = try Self.temporaryFile(beside: path)
+        var isPlaced = false
+        defer { if !isPlaced { unlink(temporary) } }
+        let bitsPerSecond = reader.duration > 0 ? Double(original.st_size) * 8 / reader.duration : 0
+        let format = reader.format ?? AudioFormat(fileExtension: String(path.split(separator: ".").last ?? ""))
+        let level = format.flatMap {
+            ReencodingLevel.compressionLevel(format: $0, bitsPerSecond: bitsPerSecond, channels: reader.channelCount)
+        }
+        do {
+            try SoundFileExcerpt.write(kept, of: reader, to: temporary, compressionLevel: level)
+        } catch {
+            throw .storage("cannot write the trimmed memo: \(error.description); the memo is unchanged")
+        }
+        chmod(temporary, original.st_mode & 0o7777)
+        let trashed = try trash.linkIntoTrash(path)
+        guard rename(temporary, path) == 0 else {
+            let reason = Self.systemError()
+            trash.forget(trashed)
+            throw .storage("cannot replace \(path) with its trimmed version: \(reason); the memo is unchanged")
+        }
+        isPlaced = true
+        Self.syncDirectory(of: path)
+        return true
+    }
+
+    /// The frames `cut` keeps of the file `reader` has open.
+    private func frames(of reader: SoundFileReader, _ cut: Cut) throws(RecorderError) -> Range<Int> {
+        switch cut {
+        case .range(let start, let end):
+            return try MemoTrim.frames(
+                start: start, end: end, sampleRate: reader.sampleRate, frameCount: reader.frameCount)
+        case .silence:
+            let framesPerPeak = max(1, Int((Double(reader.sampleRate) * MemoTrim.silenceBlockSeconds).rounded()))
+            let peaks: [Float]
+            do {
+                peaks = try reader.blockPeaks(framesPerBlock: framesPerPeak)
+            } catch {
+                throw .storage("cannot decode \(reader.path): \(error.message)")
+            }
+            guard
+                let kept = MemoTrim.framesWithoutSilence(
+                    peaks: peaks, framesPerPeak: framesPerPeak, frameCount: reader.frameCount,
+                    sampleRate: reader.sampleRate)
+            else {
+                throw .invalidArgument(
+                    "the memo is silent throughout (no 10 ms peak reaches \(Int(MemoTrim.silenceThreshold)) dBFS), "
+                        + "so nothing would be left; delete it instead")
+            }
+            return kept
+        }
+    }
+
+    /// Removes the temporary files a trim cut short by a crash left in `directory`; at
+    /// start-up, before any trim can run.
+    static func removeLeftovers(in directory: String) {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        for name in names where name.hasPrefix(".") && name.dropLast(6).hasSuffix(marker) {
+            if unlink(directory + "/" + name) == 0 { Log.info("removed \(name), left by an interrupted trim") }
+        }
+    }
+
+    /// A new, empty, user-only file named `.<name>.trim-XXXXXX` in the directory of `path`.
+    private static func temporaryFile(beside path: String) throws(RecorderError) -> String {
+        let slash = path.lastIndex(of: "/")!
+        let name = path[path.index(after: slash)...]
+        var template = Array("\(path[...slash]).\(name)\(marker)XXXXXX".utf8CString)
+        let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard descriptor >= 0 else {
+            throw .storage("cannot create a temporary file beside \(path): \(systemError()); the memo is unchanged")
+        }
+        close(descriptor)
+        return template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+    }
+
+    /// Makes the rename durable.
+    private static func syncDirectory(of path: String) {
+        let directory = String(path[..<path.lastIndex(of: "/")!])
+        let descriptor = open(directory.isEmpty ? "/" : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { return }
+        fsync(descriptor)
+        close(descriptor)
+    }
+
+    /// The file a symbolic link points to is trimmed, and the link stays.
+    private static func resolvingLinks(_ path: String) -> String {
+        guard let resolved = realpath(path, nil) else { return path }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    private static func systemError() -> String { String(cString: strerror(errno)) }
+}
