@@ -87,8 +87,10 @@ private final class ToneGapToneSource: AudioFileSource {
 private final class WatchedOutput: AudioPlayback, @unchecked Sendable {
     let written = Mutex<[Float]>([])
     var onWrite: @Sendable () -> Void = {}
-    /// The player writing, for an `onWrite` that changes its rate (an atomic).
+    /// The player writing and its queue, for an `onWrite` that changes its rate (an atomic)
+    /// or seeks (on the queue).
     weak var player: MemoPlayer?
+    var queue: DispatchQueue?
 
     func write(_ frames: UnsafeBufferPointer<Float>) throws(RecorderError) {
         onWrite()
@@ -150,9 +152,10 @@ struct MemoPlayerTests {
     /// Plays `seconds` of `CountingSource` to the end through `backend`'s output; what was
     /// written and the position before each write.
     private func playToTheEnd(
-        _ output: WatchedOutput, _ backend: FakePlaybackBackend, rate: Double
+        _ output: WatchedOutput, _ backend: FakePlaybackBackend, rate: Double, skipsSilence: Bool = false
     ) throws -> (written: [Float], positions: [Double]) {
         let queue = DispatchQueue(label: "player-test")
+        output.queue = queue
         let player = MemoPlayer(backend: backend, queue: queue)
         let positions = Mutex<[Double]>([])
         let previous = output.onWrite
@@ -164,6 +167,7 @@ struct MemoPlayerTests {
         queue.sync {
             player.ended.observe { event in ended.withLock { $0 = event.ending } }
             player.rate = rate
+            player.skipsSilence = skipsSilence
         }
         output.player = player
         try queue.sync { try player.play(MemoReference(id: "m", path: "/nonexistent")) }
@@ -202,7 +206,37 @@ struct MemoPlayerTests {
         let firstEven = try #require(written.firstIndex { Int($0) % 2 == 0 }, "speed 1 was reached")
         #expect(written[..<firstEven].allSatisfy { Int($0) % 2 == 1 }, "double speed before")
         #expect(written[firstEven] - written[firstEven - 1] <= 2, "what the changer held was played out")
-        #expect(written[firstEven...] == ArraySlice((Int(written[firstEven])...999).map(Float.init)), "every frame after")
+        #expect(
+            written[firstEven...] == ArraySlice((Int(written[firstEven])...999).map(Float.init)), "every frame after")
+    }
+
+    @Test func aSeekAtDoubleSpeedDropsWhatTheChangerHeld() throws {
+        let output = WatchedOutput()
+        let backend = FakePlaybackBackend(output: output, source: { CountingSource(seconds: 1) })
+        let writes = Atomic<Int>(0)
+        let handedOnAtSeek = Atomic<Int>(-1)
+        output.onWrite = { [unowned output] in
+            guard writes.add(1, ordering: .relaxed).newValue == 5, let player = output.player else { return }
+            output.queue?.sync {
+                handedOnAtSeek.store(Int((player.position * 1000).rounded()), ordering: .relaxed)
+                player.seek(to: 0.5)
+            }
+        }
+        let (written, _) = try playToTheEnd(output, backend, rate: 2)
+        let seekFrom = handedOnAtSeek.load(ordering: .relaxed)
+        try #require(seekFrom > 0 && seekFrom < 500, "sought from early in the memo")
+        let before = written.prefix { $0 < 500 }
+        #expect(before.max() ?? 0 < Float(seekFrom), "nothing the changer held before the seek was played")
+        #expect(written.dropFirst(before.count) == ArraySlice(stride(from: 501, through: 999, by: 2).map(Float.init)))
+    }
+
+    @Test func silenceIsSkippedBeforeTheSpeedChanges() throws {
+        let backend = FakePlaybackBackend(output: WatchedOutput(), source: { ToneGapToneSource() })
+        let (written, positions) = try playToTheEnd(
+            backend.output as! WatchedOutput, backend, rate: 2, skipsSilence: true)
+        #expect(backend.speedChanger.framesWritten.load(ordering: .relaxed) == 2400, "1 s + 0.2 s + 0.2 s + 1 s")
+        #expect(written.count == 1200, "at double speed")
+        #expect(positions.last == 6.0, "the position is the memo's own time")
     }
 
     @Test func aPausedPlaybackWritesNothingAndResumesAtTheSeekTarget() async throws {
