@@ -149,6 +149,80 @@ final class PlaybackRateAcceptanceTests: RecorderTestCase {
         print("rate 0.5: \(played)")
     }
 
+    /// Plays `memo` with the speaker's monitor listening, runs `during` while it plays (with
+    /// the monitor and its sample count when the playback began) and returns what the sink
+    /// sounded from then until `PlaybackFinished`, which must say the memo was heard.
+    private func listen(
+        to memo: ObjectPath, for seconds: Double, during: (SourceRecording, Int) throws -> Void = { _, _ in }
+    ) throws -> [Float] {
+        fixture.stimulus.stop()  // so the speaker carries only the playback
+        let speaker = try SourceRecording(from: AudioDevices.speaker + ".monitor", in: fixture.session)
+        defer { speaker.stop() }
+        _ = try speaker.waitForSamples(rate / 10)  // the monitor runs before the first block plays
+        let playedFrom = speaker.sampleCount
+        try recorder.callMemo(memo, "Play")
+        let mark = try recorder.markSignals()
+        try during(speaker, playedFrom)
+        let finished = try recorder.waitForSignal("PlaybackFinished", timeout: .seconds(seconds + 3), after: mark) {
+            $0.arguments.first?.objectPath == memo
+        }
+        XCTAssertEqual(finished.arguments.last?.boolean, true)
+        try speaker.waitUntilDelivered(seconds + 0.5, since: playedFrom)
+        return AudioAnalysis.normalized(Array(speaker.samples[playedFrom...]))
+    }
+
+    /// The MPRIS position, in seconds.
+    private func mediaPlayerPosition() throws -> Double {
+        Double(try XCTUnwrap(mediaPlayerProperty("Position").int64)) / 1_000_000
+    }
+
+    func testSilenceIsSkippedFirstThenTheSpeedChanges() throws {
+        try recorder.setProperty(RecorderMember.skipSilence.name, .boolean(true))
+        try setMediaPlayerProperty("Rate", .double(2))
+        let tone = fixture.stimulus.samples  // 1 s
+        let memo = try addMemo(tone + [Int16](repeating: 0, count: 4 * rate) + tone, named: "tone-gap-tone-fast.wav")
+        let stretches = soundingStretches(try listen(to: memo, for: 1.2))
+        print("skip silence at rate 2: \(stretches)")
+        XCTAssertEqual(stretches.count, 2, "two tones: \(stretches)")
+        guard stretches.count == 2 else { return }
+        for (index, stretch) in stretches.enumerated() {
+            XCTAssertEqual(stretch.end - stretch.start, 0.5, accuracy: 0.05, "tone \(index + 1) at double speed")
+        }
+        XCTAssertEqual(stretches[1].start - stretches[0].end, 0.2, accuracy: 0.05, "the 0.4 s kept, at double speed")
+        XCTAssertEqual(stretches[1].end - stretches[0].start, 1.2, accuracy: 0.1, "at the sink: (1 + 0.4 + 1) / 2 s")
+    }
+
+    /// A change takes effect on the playback in progress: from 1 to 2 and back, the tone goes
+    /// on without a gap, at its pitch, for as long as the memo time played at each rate says.
+    func testAChangeDuringPlaybackTakesEffectWithoutAGap() throws {
+        let tone = fixture.stimulus.samples
+        let memo = try addMemo(tone + tone + tone + tone + tone + tone, named: "six-seconds.wav")
+        var switches: [(position: Double, rate: Double)] = []
+        let heard = try listen(to: memo, for: 5) { speaker, playedFrom in
+            try speaker.waitUntilDelivered(1, since: playedFrom)
+            try setMediaPlayerProperty("Rate", .double(2))
+            switches.append((try mediaPlayerPosition(), 2))
+            try speaker.waitUntilDelivered(2, since: playedFrom)
+            try setMediaPlayerProperty("Rate", .double(1))
+            switches.append((try mediaPlayerPosition(), 1))
+        }
+        let stretches = soundingStretches(heard)
+        XCTAssertEqual(stretches.count, 1, "one tone, without a gap: \(stretches)")
+        let stretch = try XCTUnwrap(stretches.first)
+        // Memo time before the first switch at 1, up to the second at 2, the rest at 1.
+        let expected =
+            switches[0].position + (switches[1].position - switches[0].position) / 2
+            + (6 - switches[1].position)
+        print("rates 1, 2, 1 switched at \(switches): \(stretch.end - stretch.start) s, expected \(expected) s")
+        XCTAssertEqual(stretch.end - stretch.start, expected, accuracy: 0.1, "at the sink")
+        let start = Int(stretch.start * Double(rate))
+        for (name, from) in [("before", start), ("at double speed", start + rate * 3 / 2)] {
+            let second = Array(heard[from..<(from + rate / 2)])
+            XCTAssertEqual(
+                AudioAnalysis.dominantFrequency(second, sampleRate: rate), Stimulus.frequency, accuracy: 3, name)
+        }
+    }
+
     func testARateOutOfRangeIsRefusedAndChangesNothing() throws {
         let announcements = try mediaPlayerAnnouncements()
         try recorder.collectSignals(for: .milliseconds(50))
