@@ -15,6 +15,8 @@ let package = Package(
         // drops with a warning; the module map links the libraries, the headers are in /usr/include.
         .systemLibrary(name: "CPulse", providers: [.apt(["libpulse-dev"])]),
         .systemLibrary(name: "CSndfile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
+        // libsonic: playback faster or slower with the pitch kept; no pkg-config file in Debian.
+        .systemLibrary(name: "CSonic", providers: [.apt(["libsonic-dev"])]),
         // glibc's malloc.h, for handing freed memory back after a burst of work.
         .systemLibrary(name: "CMalloc"),
 
@@ -32,6 +34,7 @@ let package = Package(
         .target(name: "Bus", dependencies: ["CDBus"]),
         .target(name: "PulseAudio", dependencies: ["CPulse", "VoiceMemoCore"]),
         .target(name: "SoundFile", dependencies: ["CSndfile", "VoiceMemoCore"]),
+        .target(name: "Sonic", dependencies: ["CSonic", "VoiceMemoCore"]),
         // Byte-level surgery on finished memo files, in pure Swift: title tags rewritten in place
         // (libsndfile cannot edit Ogg, FLAC or MP3 tags) and files cut short by a crash repaired.
         .target(name: "AudioContainers"),
@@ -40,7 +43,7 @@ let package = Package(
             name: "voicememod",
             dependencies: [
                 "VoiceMemoCore", "VoiceMemoRuntime", "VoiceMemoContract", "Bus", "PulseAudio", "SoundFile",
-                "AudioContainers", "CMalloc",
+                "Sonic", "AudioContainers", "CMalloc",
             ]),
         .executableTarget(
             name: "voicememo", dependencies: ["VoiceMemoCore", "VoiceMemoContract", "Bus"]),

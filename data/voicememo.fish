@@ -55,6 +55,7 @@ complete -c voicememo -n '__fish_seen_subcommand_from watch' -l json -d 'Print J
 complete -c voicememo -n '__fish_seen_subcommand_from peaks' -l count -x -d 'Number of peaks'
 complete -c voicememo -n '__fish_seen_subcommand_from peaks' -l json -d 'Print JSON'
 complete -c voicememo -n '__fish_seen_subcommand_from trim' -l silence -d 'Cut the silent start and end'
+complete -c voicememo -n '__fish_seen_subcommand_from play' -l speed -x -a '0.5 0.75 1 1.25 1.5 2' -d 'Times as fast as recorded, pitch kept (remembered)'
 complete -c voicememo -n '__fish_seen_subcommand_from delete' -l permanently -d 'Delete instead of moving to the trash'
 
 complete -c voicememo -n '__fish_seen_subcommand_from peaks play trim; and test (count (commandline -opc)) -eq 2' -a 'latest (__voicememo_memo_ids)'

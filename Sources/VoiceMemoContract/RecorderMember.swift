@@ -62,6 +62,8 @@ public enum RecorderMember {
     public static let notificationsEnabled = BusPropertyDeclaration("NotificationsEnabled", "b", access: .readWrite)
     public static let trayEnabled = BusPropertyDeclaration("TrayEnabled", "b", access: .readWrite)
     public static let skipSilence = BusPropertyDeclaration("SkipSilence", "b", access: .readWrite)
+    /// The playback speed, pitch kept; the MPRIS player's `Rate` is the same value.
+    public static let playbackRate = BusPropertyDeclaration("PlaybackRate", "d", access: .readWrite)
     /// The default of `RecordWithOptions`' `system-audio`, and so of `Record` and `Toggle`.
     public static let systemAudio = BusPropertyDeclaration("SystemAudio", "b", access: .readWrite)
     public static let directory = BusPropertyDeclaration("Directory", "s", changeSignal: .constant)
@@ -83,8 +85,8 @@ public enum RecorderMember {
     /// Every property, in the published order.
     public static let properties = [
         state, currentMemo, currentTime, playing, format, sampleRate, channels, quality, source, activeSource,
-        activeOutput, meteringEnabled, notificationsEnabled, trayEnabled, skipSilence, systemAudio, directory,
-        memoCount,
+        activeOutput, meteringEnabled, notificationsEnabled, trayEnabled, skipSilence, playbackRate, systemAudio,
+        directory, memoCount,
     ]
 
     // Arguments several members share.

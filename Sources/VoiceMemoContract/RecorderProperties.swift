@@ -18,6 +18,7 @@ extension RecorderProperty {
         case .notificationsEnabled: RecorderMember.notificationsEnabled
         case .trayEnabled: RecorderMember.trayEnabled
         case .skipSilence: RecorderMember.skipSilence
+        case .playbackRate: RecorderMember.playbackRate
         case .systemAudio: RecorderMember.systemAudio
         }
     }

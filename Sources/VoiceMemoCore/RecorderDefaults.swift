@@ -14,6 +14,8 @@ public struct RecorderDefaults: Encodable, Equatable, Sendable {
     public var isTrayEnabled: Bool = true
     /// Whether playback skips long silences (`SilenceSkipper`).
     public var skipsSilence: Bool = false
+    /// How many times faster than recorded memos play, pitch kept (`Validation.playbackRates`).
+    public var playbackRate: Double = 1
     /// Whether a recording records the system audio (the default output's monitor) beside
     /// the microphone unless its options say otherwise: for recording calls.
     public var systemAudio: Bool = false
@@ -31,7 +33,7 @@ public struct RecorderDefaults: Encodable, Equatable, Sendable {
     /// checks every value.
     enum CodingKeys: String, CodingKey, CaseIterable {
         case format, sampleRate, channels, quality, source, isMeteringEnabled, areNotificationsEnabled, isTrayEnabled,
-            skipsSilence, systemAudio
+            skipsSilence, playbackRate, systemAudio
         case reconnectTimeout, resumeAfterSleep
     }
 }

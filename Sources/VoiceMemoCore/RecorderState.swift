@@ -58,5 +58,6 @@ public enum RecorderProperty: Sendable, CaseIterable {
     case notificationsEnabled
     case trayEnabled
     case skipSilence
+    case playbackRate
     case systemAudio
 }

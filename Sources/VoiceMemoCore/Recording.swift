@@ -168,7 +168,7 @@ extension RecorderProperty {
     /// The properties that mirror `RecorderDefaults`.
     static let defaultsProperties: [RecorderProperty] = [
         .format, .sampleRate, .channels, .quality, .source, .meteringEnabled, .notificationsEnabled, .trayEnabled,
-        .skipSilence, .systemAudio,
+        .skipSilence, .playbackRate, .systemAudio,
     ]
 
     /// This property's value in `defaults`, for change detection.
@@ -183,6 +183,7 @@ extension RecorderProperty {
         case .notificationsEnabled: String(defaults.areNotificationsEnabled)
         case .trayEnabled: String(defaults.isTrayEnabled)
         case .skipSilence: String(defaults.skipsSilence)
+        case .playbackRate: String(defaults.playbackRate)
         case .systemAudio: String(defaults.systemAudio)
         case .state, .currentMemo, .activeSource, .activeOutput: nil
         }

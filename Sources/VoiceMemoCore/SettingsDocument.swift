@@ -95,6 +95,9 @@ public struct SettingsDocument: Decodable, Sendable {
         defaults.skipsSilence = value(.skipsSilence, fallback.skipsSilence) {
             try container.decode(Bool.self, forKey: $0)
         }
+        defaults.playbackRate = value(.playbackRate, fallback.playbackRate) {
+            try Validation.playbackRate(try container.decode(Double.self, forKey: $0), key: $0.rawValue)
+        }
         defaults.systemAudio = value(.systemAudio, fallback.systemAudio) {
             try container.decode(Bool.self, forKey: $0)
         }

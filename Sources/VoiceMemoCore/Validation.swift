@@ -185,3 +185,17 @@ extension Validation {
         return text
     }
 }
+
+extension Validation {
+    /// Playback speeds (`PlaybackRate`, MPRIS `Rate`): libsonic keeps the pitch anywhere, but
+    /// speech slower than half or faster than double its pace is hard to follow.
+    public static let playbackRates: ClosedRange<Double> = 0.5...2
+
+    public static func playbackRate(_ rate: Double, key: String) throws(RecorderError) -> Double {
+        guard rate.isFinite, playbackRates.contains(rate) else {
+            throw .invalidArgument(
+                "'\(key)' must be a speed from 0.5 (half) to 2.0 (double), 1.0 as recorded; got \(rate)")
+        }
+        return rate
+    }
+}

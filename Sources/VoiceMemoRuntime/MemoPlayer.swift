@@ -33,12 +33,25 @@ public final class MemoPlayer: @unchecked Sendable {
     private let queue: DispatchQueue
     private var current: Playback?
     private let skipsSilenceFlag = Atomic<Bool>(false)
+    /// `rate`'s bit pattern: `Atomic` holds no `Double`.
+    private let rateBits = Atomic<UInt64>(1.0.bitPattern)
 
     /// Whether long silences are skipped (`SilenceSkipper`'s rules); `position` stays in the
     /// memo's own time. Takes effect on the playback in progress within a block.
     public var skipsSilence: Bool {
         get { skipsSilenceFlag.load(ordering: .relaxed) }
         set { skipsSilenceFlag.store(newValue, ordering: .relaxed) }
+    }
+
+    /// How many times faster than recorded the memo plays, pitch kept (a speed changer's
+    /// work; 1 bypasses it); `position` stays in the memo's own time. Takes effect on the
+    /// playback in progress within a block.
+    public var rate: Double {
+        get { Double(bitPattern: rateBits.load(ordering: .relaxed)) }
+        set {
+            precondition(Validation.playbackRates.contains(newValue), "a rate the settings checked")
+            rateBits.store(newValue.bitPattern, ordering: .relaxed)
+        }
     }
 
     public init(backend: PlaybackBackend, queue: DispatchQueue) {
@@ -127,12 +140,16 @@ public final class MemoPlayer: @unchecked Sendable {
         ended.notify((playback.memo, playback.isStopRequested.load(ordering: .relaxed) ? .stopped : ending))
     }
 
-    /// The playback thread: decode, write, and drain at the end so "finished" means heard.
+    /// The playback thread: decode, skip silence, change the speed, write, and drain at the
+    /// end so "finished" means heard.
     private func run(_ playback: Playback) -> Ending {
-        let output: AudioPlayback
+        let output: SpeedChangingOutput
         do {
-            output = try backend.openPlayback(
-                sampleRate: playback.source.sampleRate, channels: playback.source.channels)
+            output = SpeedChangingOutput(
+                try backend.openPlayback(sampleRate: playback.source.sampleRate, channels: playback.source.channels),
+                speedChanger: try backend.openSpeedChanger(
+                    sampleRate: playback.source.sampleRate, channels: playback.source.channels),
+                channels: Int(playback.source.channels))
         } catch {
             return .outputFailed(error.message)
         }
@@ -147,7 +164,8 @@ public final class MemoPlayer: @unchecked Sendable {
         /// Writes blocks the skipper let through; the position becomes the end of the last.
         func play(_ blocks: [HeldBlock]) throws(RecorderError) {
             for block in blocks {
-                try block.samples.withUnsafeBufferPointer { (samples) throws(RecorderError) in try output.write(samples)
+                try block.samples.withUnsafeBufferPointer { (samples) throws(RecorderError) in
+                    try output.write(samples, rate: rate)
                 }
                 playback.framesWritten.store(block.start + block.samples.count / channels, ordering: .relaxed)
             }
@@ -166,7 +184,11 @@ public final class MemoPlayer: @unchecked Sendable {
                     output.flush()
                     return .decodeFailed(error.message)
                 }
-                output.flush()
+                do {
+                    try output.flushClearingSpeedChanger()
+                } catch {
+                    return .outputFailed(error.message)
+                }
                 skipper.reset()
                 decoded = target
                 playback.framesWritten.store(target, ordering: .relaxed)
@@ -184,7 +206,7 @@ public final class MemoPlayer: @unchecked Sendable {
             guard read > 0 else {
                 do {
                     try play(skipper.finish())
-                    try output.drain()
+                    try output.finish()
                 } catch {
                     return .outputFailed(error.message)
                 }
@@ -197,7 +219,7 @@ public final class MemoPlayer: @unchecked Sendable {
                     try play(skipper.add(block, frames: read, isSilent: SilenceSkipper<HeldBlock>.isSilent(samples)))
                 } else {
                     try play(skipper.release())  // skipping was just turned off
-                    try output.write(samples)
+                    try output.write(samples, rate: rate)
                     playback.framesWritten.store(decoded + read, ordering: .relaxed)
                 }
             } catch {

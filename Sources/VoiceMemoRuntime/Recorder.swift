@@ -20,7 +20,7 @@ public final class Recorder: @unchecked Sendable {
     private let settings: SettingsStore?
     private let journal: RecordingJournal
     /// Stopped when a recording begins (recording over it would capture it), and told the
-    /// `SkipSilence` setting, which is saved with the recorder's defaults.
+    /// `SkipSilence` and `PlaybackRate` settings, which are saved with the recorder's defaults.
     private let player: MemoPlayer?
     private let queue: DispatchQueue
     private let captureTimeouts: CaptureTimeouts
@@ -46,6 +46,7 @@ public final class Recorder: @unchecked Sendable {
         self.backend = backend
         self.player = player
         player?.skipsSilence = defaults.skipsSilence
+        player?.rate = defaults.playbackRate
         self.queue = queue
         self.captureTimeouts = captureTimeouts
         self.now = now
@@ -160,6 +161,7 @@ public final class Recorder: @unchecked Sendable {
         guard updated != defaults else { return }
         try settings?.save(updated)
         player?.skipsSilence = updated.skipsSilence
+        player?.rate = updated.playbackRate
         send(.defaultsChanged(updated))
     }
 

@@ -232,39 +232,46 @@ extension MemoCommand {
     }
 }
 
-/// A subcommand that calls one method of one memo and says what it did.
-protocol MemoAction: MemoCommand {
-    /// The `org.example.VoiceMemo.Memo` method it calls.
-    static var member: BusMethodDeclaration { get }
-    /// What it prints once done with memo `id` ("Playing <id>").
-    static func report(_ id: String) -> String
-    /// The memo as the user named it (an id, a prefix of one, or `latest`).
-    var memoArgument: String { get }
-    init(memo: String)
-}
+struct Play: MemoCommand {
+    static let name = "play"
+    static let abstract = "Play a memo on the default output."
+    static let usage = """
+        play ID|latest [--speed RATE]
 
-extension MemoAction {
+        --speed plays RATE times as fast as recorded, from 0.5 to 2, with the pitch kept.
+        It sets the daemon's PlaybackRate, which is remembered: later playback, the media
+        keys' too, goes on at that speed.
+        """
+    let memo: String
+    /// The playback rate to set first, if given.
+    let speed: Double?
+
     init(memo: String, rest: [String]) throws(UsageError) {
-        guard rest.isEmpty else { throw UsageError("\(Self.name) takes one memo; got '\(rest[0])' too") }
-        self.init(memo: memo)
+        let arguments = try Arguments(rest, valued: ["speed"], flags: [])
+        if let extra = arguments.positionals.first { throw UsageError("play takes one memo; got '\(extra)' too") }
+        self.memo = memo
+        speed = try arguments.value("speed").map(Self.speed(_:))
+    }
+
+    /// `--speed`, checked here as the daemon checks it, so a typo is a usage error.
+    static func speed(_ text: String) throws(UsageError) -> Double {
+        guard let number = Double(text) else {
+            throw UsageError("--speed needs a number from 0.5 to 2; got '\(text)'")
+        }
+        do {
+            return try Validation.playbackRate(number, key: "--speed")
+        } catch {
+            throw UsageError(error.message)
+        }
     }
 
     func run(_ client: RecorderClient) throws(BusError) {
-        let memo = try client.memo(named: memoArgument)
-        try client.callMemo(memo, Self.member)
-        print(Self.report(memo.id))
+        // The memo first: a memo that is not there changes no setting.
+        let memo = try client.memo(named: memo)
+        if let speed { try client.setProperty(RecorderMember.playbackRate, .double(speed)) }
+        try client.callMemo(memo, MemoMember.play)
+        print(speed.map { "Playing \(memo.id) at speed \($0)" } ?? "Playing \(memo.id)")
     }
-}
-
-struct Play: MemoAction {
-    static let name = "play"
-    static let abstract = "Play a memo on the default output."
-    static let usage = "play ID|latest"
-    static let member = MemoMember.play
-    static func report(_ id: String) -> String { "Playing \(id)" }
-    let memoArgument: String
-
-    init(memo: String) { memoArgument = memo }
 }
 
 struct Rename: MemoCommand {

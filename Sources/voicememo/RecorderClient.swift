@@ -21,6 +21,13 @@ struct RecorderClient {
             arguments: arguments)
     }
 
+    /// Sets a recorder property; the daemon checks the value and answers its error.
+    func setProperty(_ property: BusPropertyDeclaration, _ value: BusValue) throws(BusError) {
+        _ = try connection.call(
+            destination: Self.busName, path: Self.path, interface: .properties, member: MemberName("Set"),
+            arguments: [.string(Self.interface.rawValue), .string(property.name), .variant(value)])
+    }
+
     /// Every recorder property, by name.
     func properties() throws(BusError) -> [String: BusValue] {
         try properties(at: Self.path, of: Self.interface)

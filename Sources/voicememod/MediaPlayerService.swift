@@ -24,11 +24,14 @@ enum MediaPlayerNames {
 /// one has played there is none (`NoTrack`) and `Play` starts the newest memo. Next and
 /// Previous walk the library newest first. A track id is the memo's own object path
 /// (`/org/example/VoiceMemo/Memo/<id>`), since MPRIS forbids players paths under
-/// `/org/mpris`. Stopping keeps the current track; the end of a memo stops.
+/// `/org/mpris`. Stopping keeps the current track; the end of a memo stops. `Rate` is the
+/// recorder's saved `PlaybackRate`: 0.5 to 2, pitch kept.
 ///
 /// Lives on the daemon's queue with the player, the library and the bus connection.
 final class MediaPlayerService {
     private let player: MemoPlayer
+    /// Keeps the playback rate with its other saved settings.
+    private let recorder: Recorder
     private let library: MemoLibraryService
     private let server: BusObjectServer
     /// The memo the transport acts on, kept after playback stops.
@@ -40,13 +43,19 @@ final class MediaPlayerService {
     /// Set while one track replaces another, so clients never see a passing "Stopped".
     private var isSwitchingTrack = false
 
-    init(player: MemoPlayer, library: MemoLibraryService, server: BusObjectServer) {
+    init(player: MemoPlayer, recorder: Recorder, library: MemoLibraryService, server: BusObjectServer) {
         self.player = player
+        self.recorder = recorder
         self.library = library
         self.server = server
         server.export(MediaPlayerNames.path, interfaces: [rootInterface, playerInterface])
         player.statusChanged.observe { [weak self] in self?.playerChanged() }
         library.changed.observe { [weak self] in self?.libraryChanged() }
+        recorder.notifications.observe { [weak self] notification in
+            if case .changed(let properties) = notification, properties.contains(.playbackRate) {
+                self?.announceChanges()
+            }
+        }
         announced = server.snapshot(
             of: Self.announcedNames, on: MediaPlayerNames.path, interface: MediaPlayerNames.playerInterface)
     }
@@ -137,18 +146,22 @@ final class MediaPlayerService {
             ],
             properties: [
                 BusProperty("PlaybackStatus", "s") { [weak self] in .string(self?.playbackStatus ?? "Stopped") },
-                // Rate 0 means pause, per MPRIS; other rates are not supported and are ignored.
+                // The recorder's PlaybackRate; 0 means pause, per MPRIS, and leaves it as it is.
                 BusProperty(
-                    "Rate", "d", access: .readWrite, get: { .double(1) },
-                    set: { [weak self] value throws(BusError) in if value.double == 0 { self?.player.pause() } }),
+                    "Rate", "d", access: .readWrite, get: { [recorder] in .double(recorder.defaults.playbackRate) },
+                    set: { [weak self] value throws(BusError) in try self?.setRate(value.double ?? .nan) }),
                 BusProperty("Metadata", "a{sv}") { [weak self] in self?.metadata ?? .stringDictionary([:]) },
                 // Playback goes out at full scale; the desktop's mixer sets the level.
                 BusProperty("Volume", "d", access: .readWrite, get: { .double(1) }, set: { _ throws(BusError) in }),
                 BusProperty("Position", "x", changeSignal: .none) { [player] in
                     .int64(MediaTransport.microseconds(player.position))
                 },
-                BusProperty("MinimumRate", "d", changeSignal: .constant) { .double(1) },
-                BusProperty("MaximumRate", "d", changeSignal: .constant) { .double(1) },
+                BusProperty("MinimumRate", "d", changeSignal: .constant) {
+                    .double(Validation.playbackRates.lowerBound)
+                },
+                BusProperty("MaximumRate", "d", changeSignal: .constant) {
+                    .double(Validation.playbackRates.upperBound)
+                },
                 BusProperty("CanGoNext", "b") { [weak self] in .boolean(self?.neighbour(forward: true) != nil) },
                 BusProperty("CanGoPrevious", "b") { [weak self] in .boolean(self?.neighbour(forward: false) != nil) },
                 BusProperty("CanPlay", "b") { [weak self] in .boolean(self?.trackToPlay != nil) },
@@ -263,6 +276,26 @@ final class MediaPlayerService {
         move(to: target)
     }
 
+    /// A `Rate` write: 0 pauses; a rate in `Validation.playbackRates` is saved as the
+    /// recorder's `PlaybackRate` (whose change is announced on both objects); any other is refused.
+    private func setRate(_ rate: Double) throws(BusError) {
+        if rate == 0 {
+            player.pause()
+            return
+        }
+        do throws(RecorderError) {
+            let checked: Double
+            do {
+                checked = try Validation.playbackRate(rate, key: "Rate")
+            } catch {
+                throw .invalidArgument(error.message + ", or 0 to pause")
+            }
+            try recorder.updateDefaults { $0.playbackRate = checked }
+        } catch {
+            throw BusError(error)
+        }
+    }
+
     private func move(to microseconds: Int64) {
         player.seek(to: Double(microseconds) / 1_000_000)
         server.emit(
@@ -285,7 +318,7 @@ final class MediaPlayerService {
 
     /// The properties PropertiesChanged reports, by name.
     private static let announcedNames = [
-        "PlaybackStatus", "Metadata", "CanPlay", "CanPause", "CanSeek", "CanGoNext", "CanGoPrevious",
+        "PlaybackStatus", "Rate", "Metadata", "CanPlay", "CanPause", "CanSeek", "CanGoNext", "CanGoPrevious",
     ]
 
     /// Emits PropertiesChanged with whatever changed since the last announcement.

@@ -1,8 +1,10 @@
 import PulseAudio
+import Sonic
 import SoundFile
 import VoiceMemoCore
 
-/// Plays memos decoded by libsndfile on the PulseAudio (or pipewire-pulse) default output.
+/// Plays memos decoded by libsndfile on the PulseAudio (or pipewire-pulse) default output,
+/// faster or slower through libsonic.
 struct PulsePlaybackBackend: PlaybackBackend {
     func openSource(path: String) throws(RecorderError) -> AudioFileSource {
         do {
@@ -18,6 +20,10 @@ struct PulsePlaybackBackend: PlaybackBackend {
         } catch {
             throw .audioServer("cannot play on the audio server (\(error)). Is PulseAudio or pipewire-pulse running?")
         }
+    }
+
+    func openSpeedChanger(sampleRate: UInt32, channels: UInt32) throws(RecorderError) -> SpeedChanger {
+        try SonicSpeedChanger(sampleRate: sampleRate, channels: channels)
     }
 }
 

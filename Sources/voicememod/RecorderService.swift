@@ -149,6 +149,10 @@ final class RecorderService: @unchecked Sendable {
                 Self.switchSetting(RecorderMember.notificationsEnabled, of: recorder, \.areNotificationsEnabled),
                 Self.switchSetting(RecorderMember.trayEnabled, of: recorder, \.isTrayEnabled),
                 Self.switchSetting(RecorderMember.skipSilence, of: recorder, \.skipsSilence),
+                Self.setting(RecorderMember.playbackRate, of: recorder, \.playbackRate, read: { .double($0) }) {
+                    (value) throws(RecorderError) in
+                    try Validation.playbackRate(value.double!, key: RecorderMember.playbackRate.name)
+                },
                 Self.switchSetting(RecorderMember.systemAudio, of: recorder, \.systemAudio),
                 BusProperty(RecorderMember.directory) { [recorder] in .string(recorder.directory.path) },
                 BusProperty(RecorderMember.memoCount) { [library] in .uint32(UInt32(library.memoCount)) },

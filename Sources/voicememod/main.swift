@@ -121,7 +121,7 @@ let (mediaPlayer, tray) = queue.sync {
     }
     // MPRIS (issue 9): memo playback for media keys, playerctl and desktop media widgets, on
     // the same object server under a second well-known name.
-    let mediaPlayer = MediaPlayerService(player: player, library: library, server: server)
+    let mediaPlayer = MediaPlayerService(player: player, recorder: recorder, library: library, server: server)
     do throws(BusError) {
         if try !connection.requestName(MediaPlayerNames.busName) {
             Log.warning(

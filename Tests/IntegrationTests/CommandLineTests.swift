@@ -77,6 +77,30 @@ final class CommandLineTests: IntegrationTestCase {
         }
     }
 
+    func testPlaySpeedIsCheckedThenRemembered() throws {
+        let recorder = try VoiceMemoProxy(session: fixture.session)
+        for speed in ["3", "0.25", "nan", "fast", "-1"] {
+            let output = try voicememo("play", "latest", "--speed", speed)
+            XCTAssertEqual(output.status, 64, "--speed \(speed): \(output)")
+            XCTAssertTrue(output.stderr.contains("Usage: voicememo play"), output.stderr)
+            XCTAssertTrue(output.stderr.contains("0.5"), "says the range: \(output.stderr)")
+            XCTAssertEqual(output.stdout, "")
+        }
+        XCTAssertEqual(try recorder.property(RecorderMember.playbackRate.name), .double(1), "no refused speed was set")
+
+        XCTAssertEqual(try voicememo("record", "--format", "wav", "--duration", "0.5").status, 0)
+        try waitUntil("the memo is finished", timeout: .seconds(5)) {
+            try self.voicememo("status", "--format", "{state}").stdout == "idle\n"
+        }
+        let play = try voicememo("play", "latest", "--speed", "1.5")
+        XCTAssertEqual(play.status, 0, "\(play)")
+        XCTAssertTrue(play.stdout.hasPrefix("Playing ") && play.stdout.hasSuffix(" at speed 1.5\n"), play.stdout)
+        XCTAssertEqual(try recorder.property(RecorderMember.playbackRate.name), .double(1.5), "remembered")
+        let again = try voicememo("play", "latest")
+        XCTAssertEqual(again.status, 0, "\(again)")
+        XCTAssertEqual(try recorder.property(RecorderMember.playbackRate.name), .double(1.5), "kept without --speed")
+    }
+
     func testEverySubcommandHasHelp() throws {
         for command in [
             "record", "stop", "pause", "resume", "toggle", "cancel", "status", "meter", "watch", "list", "peaks",

@@ -57,8 +57,8 @@ final class ContractTests: IntegrationTestCase {
             of: Contract.recorderInterface.rawValue, inXML: String(contentsOf: shippedXML, encoding: .utf8))
         XCTAssertEqual(try members(of: Contract.recorderInterface.rawValue, inXML: live), expected)
         XCTAssertEqual(
-            expected.count, 14 + 8 + 18,
-            "9 methods, 7 signals, 12 properties of the contract, GetInputLevels, WatchLevels, UnwatchLevels, ListMemos, FindMemos, InputLevels, NotificationsEnabled, TrayEnabled, SkipSilence, SystemAudio, ActiveOutput and MemoCount"
+            expected.count, 14 + 8 + 19,
+            "9 methods, 7 signals, 12 properties of the contract, GetInputLevels, WatchLevels, UnwatchLevels, ListMemos, FindMemos, InputLevels, NotificationsEnabled, TrayEnabled, SkipSilence, PlaybackRate, SystemAudio, ActiveOutput and MemoCount"
         )
         for standard in [
             "org.freedesktop.DBus.Properties", "org.freedesktop.DBus.Introspectable", "org.freedesktop.DBus.Peer",
@@ -83,7 +83,8 @@ final class ContractTests: IntegrationTestCase {
         let expected = try members(of: Contract.memoInterface.rawValue, inXML: shipped)
         XCTAssertEqual(try members(of: Contract.memoInterface.rawValue, inXML: live), expected)
         XCTAssertEqual(
-            expected.count, 5 + 9, "5 methods (with the additions DeletePermanently and Peaks) and 9 properties")
+            expected.count, 7 + 9,
+            "7 methods (with the additions DeletePermanently, Peaks, Trim and TrimSilence) and 9 properties")
         let root = try XCTUnwrap(
             connection.call(
                 destination: Contract.busName, path: Contract.recorderPath,

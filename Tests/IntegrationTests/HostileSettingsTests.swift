@@ -23,8 +23,9 @@ final class HostileSettingsTests: RecorderTestCase {
         HostileFile(
             name: "out of range",
             content:
-                #"{"sampleRate": 4294967295, "channels": 300, "reconnectTimeout": 1e300, "format": "wav", "quality": "max"}"#,
-            refusedKeys: ["channels", "reconnectTimeout", "sampleRate"], format: "wav", quality: "max"),
+                #"{"sampleRate": 4294967295, "channels": 300, "reconnectTimeout": 1e300, "format": "wav", "quality": "max", "playbackRate": 99}"#,
+            refusedKeys: ["channels", "playbackRate", "reconnectTimeout", "sampleRate"], format: "wav",
+            quality: "max"),
         HostileFile(
             name: "zero rate, unknown names",
             content: #"{"sampleRate": 0, "format": "aiff", "quality": "ultra", "channels": 2}"#,
@@ -32,16 +33,16 @@ final class HostileSettingsTests: RecorderTestCase {
         HostileFile(
             name: "wrong types",
             content:
-                #"{"format": 3, "quality": ["max"], "source": {"name": "mic"}, "sampleRate": "16000", "channels": true, "isMeteringEnabled": "yes", "resumeAfterSleep": 0, "areNotificationsEnabled": null}"#,
+                #"{"format": 3, "quality": ["max"], "source": {"name": "mic"}, "sampleRate": "16000", "channels": true, "isMeteringEnabled": "yes", "resumeAfterSleep": 0, "areNotificationsEnabled": null, "playbackRate": "fast"}"#,
             refusedKeys: [
-                "areNotificationsEnabled", "channels", "format", "isMeteringEnabled", "quality", "resumeAfterSleep",
-                "sampleRate", "source",
+                "areNotificationsEnabled", "channels", "format", "isMeteringEnabled", "playbackRate", "quality",
+                "resumeAfterSleep", "sampleRate", "source",
             ]),
         HostileFile(
             name: "unrepresentable numbers",
             content:
-                #"{"sampleRate": 1e400, "channels": -1e-400, "reconnectTimeout": -1e308, "format": "flac", "sampleRate ": 8}"#,
-            refusedKeys: ["channels", "reconnectTimeout", "sampleRate"], format: "flac"),
+                #"{"sampleRate": 1e400, "channels": -1e-400, "reconnectTimeout": -1e308, "format": "flac", "sampleRate ": 8, "playbackRate": -1e400}"#,
+            refusedKeys: ["channels", "playbackRate", "reconnectTimeout", "sampleRate"], format: "flac"),
         HostileFile(
             name: "huge strings",
             content: #"{"format": "wav"# + String(repeating: "v", count: 20_000) + #"", "source": ""#
@@ -121,6 +122,7 @@ final class HostileSettingsTests: RecorderTestCase {
         XCTAssertTrue(
             ["min", "low", "medium", "high", "max"].contains(properties["Quality"]?.string ?? ""),
             "\(name): \(properties)")
+        XCTAssertEqual(properties["PlaybackRate"], .double(1), "\(name): no file here has a good playback rate")
         let source = try XCTUnwrap(properties["Source"]?.string, "\(name): Source is a string")
         XCTAssertEqual(source, "", "\(name): no hostile file here names a usable source")
 
@@ -159,7 +161,7 @@ final class HostileSettingsTests: RecorderTestCase {
 
     private func allProperties() throws -> [String: BusValue] {
         var properties: [String: BusValue] = [:]
-        for name in ["SampleRate", "Channels", "Format", "Quality", "Source"] {
+        for name in ["SampleRate", "Channels", "Format", "Quality", "Source", "PlaybackRate"] {
             properties[name] = try recorder.property(name)
         }
         return properties

@@ -21,6 +21,7 @@ final class PropertiesChangedTests: RecorderTestCase {
         "Channels": [.uint32(2), .uint32(1)],
         "Quality": [.string("high"), .string("low")],
         "Source": [.string(AudioDevices.microphone), .string("")],
+        "PlaybackRate": [.double(1.5), .double(1)],
     ]
 
     /// The recorder's writable properties and their types, from its live introspection, so

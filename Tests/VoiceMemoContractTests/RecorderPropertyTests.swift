@@ -10,7 +10,8 @@ struct RecorderPropertyTests {
             .activeOutput: "ActiveOutput", .format: "Format",
             .sampleRate: "SampleRate", .channels: "Channels", .quality: "Quality", .source: "Source",
             .meteringEnabled: "MeteringEnabled", .notificationsEnabled: "NotificationsEnabled",
-            .trayEnabled: "TrayEnabled", .skipSilence: "SkipSilence", .systemAudio: "SystemAudio",
+            .trayEnabled: "TrayEnabled", .skipSilence: "SkipSilence", .playbackRate: "PlaybackRate",
+            .systemAudio: "SystemAudio",
         ]
         #expect(names.count == RecorderProperty.allCases.count)
         for property in RecorderProperty.allCases { #expect(property.name == names[property]) }

@@ -42,6 +42,13 @@ struct SettingsDocumentTests {
         BadValue(key: "resumeAfterSleep", json: "null", says: "must be true or false"),
         BadValue(key: "isTrayEnabled", json: "0", says: "must be true or false"),
         BadValue(key: "skipsSilence", json: "\"on\"", says: "must be true or false"),
+        BadValue(key: "playbackRate", json: "3", says: "'playbackRate' must be a speed from 0.5 (half) to 2.0"),
+        BadValue(key: "playbackRate", json: "0", says: "got 0.0"),
+        BadValue(key: "playbackRate", json: "-1.5", says: "got -1.5"),
+        BadValue(key: "playbackRate", json: "0.49", says: "got 0.49"),
+        BadValue(key: "playbackRate", json: "1e400", says: "is malformed"),
+        BadValue(key: "playbackRate", json: "\"1.5\"", says: "must be a number"),
+        BadValue(key: "playbackRate", json: "null", says: "must be a number"),
         BadValue(key: "systemAudio", json: "\"true\"", says: "must be true or false"),
         BadValue(key: "systemAudio", json: "1", says: "must be true or false"),
         BadValue(key: "reconnectTimeout", json: "1e300", says: "from 0 to a week"),
@@ -56,7 +63,7 @@ struct SettingsDocumentTests {
         "format": "\"flac\"", "sampleRate": "44100", "channels": "2", "quality": "\"high\"", "source": "\"mic\"",
         "isMeteringEnabled": "true", "areNotificationsEnabled": "true", "reconnectTimeout": "5",
         "resumeAfterSleep": "false", "isTrayEnabled": "false", "skipsSilence": "true",
-        "systemAudio": "true",
+        "playbackRate": "1.5", "systemAudio": "true",
     ]
 
     static func document(_ values: [String: String]) -> SettingsDocument {
@@ -77,6 +84,7 @@ struct SettingsDocumentTests {
         defaults.resumeAfterSleep = false
         defaults.isTrayEnabled = false
         defaults.skipsSilence = true
+        defaults.playbackRate = 1.5
         defaults.systemAudio = true
         return defaults
     }
@@ -124,6 +132,7 @@ struct SettingsDocumentTests {
         case "resumeAfterSleep": expected.resumeAfterSleep = RecorderDefaults().resumeAfterSleep
         case "isTrayEnabled": expected.isTrayEnabled = RecorderDefaults().isTrayEnabled
         case "skipsSilence": expected.skipsSilence = RecorderDefaults().skipsSilence
+        case "playbackRate": expected.playbackRate = RecorderDefaults().playbackRate
         case "systemAudio": expected.systemAudio = RecorderDefaults().systemAudio
         default: Issue.record("no such key \(bad.key)")
         }
@@ -155,6 +164,18 @@ struct SettingsDocumentTests {
         let document = SettingsDocument(data: Data(#"{"colour": "red", "sampleRate": 16000}"#.utf8))
         #expect(document.problems == [])
         #expect(document.defaults.sampleRate == 16000)
+    }
+
+    /// `playbackRate` is saved under that key, read back, and takes both ends of its range.
+    @Test(arguments: [0.5, 1, 1.25, 2])
+    func playbackRateRoundTrips(rate: Double) throws {
+        var defaults = RecorderDefaults()
+        defaults.playbackRate = rate
+        let data = try JSONEncoder().encode(defaults)
+        #expect(String(decoding: data, as: UTF8.self).contains("\"playbackRate\":"))
+        let document = SettingsDocument(data: data)
+        #expect(document.problems == [] && document.defaults == defaults)
+        #expect(RecorderDefaults().playbackRate == 1, "as recorded by default")
     }
 
     /// `systemAudio` is saved under that key (which a hand-edited file uses) and read back.

@@ -252,3 +252,51 @@ final class TemporaryDirectory: Sendable {
 
     var files: [String] { ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted() }
 }
+
+/// A mono speed changer that keeps each frame's value: at speed s it plays each frame 1/s
+/// times on average (frames dropped when faster, repeated when slower) and holds the newest
+/// `heldFrames` back until more come or a flush, as libsonic holds pitch periods.
+/// `@unchecked Sendable`: only the playback thread calls it; tests read its atomics, and
+/// its buffers only after the playback ended.
+final class FakeSpeedChanger: SpeedChanger, @unchecked Sendable {
+    var speed: Double = 1
+    let heldFrames = 50
+    /// Frames it was given in all.
+    let framesWritten = Atomic<Int>(0)
+    private var input: [Float] = []
+    private var ready: [Float] = []
+    private var credit = 0.0
+
+    func write(_ frames: UnsafeBufferPointer<Float>) throws(RecorderError) {
+        framesWritten.add(frames.count, ordering: .relaxed)
+        input.append(contentsOf: frames)
+        change(keeping: heldFrames)
+    }
+
+    func read(into buffer: UnsafeMutableBufferPointer<Float>, frameCount: Int) -> Int {
+        let count = min(frameCount, ready.count)
+        for index in 0..<count { buffer[index] = ready[index] }
+        ready.removeFirst(count)
+        return count
+    }
+
+    func flush() throws(RecorderError) { change(keeping: 0) }
+
+    func clear() throws(RecorderError) {
+        input = []
+        ready = []
+        credit = 0
+    }
+
+    private func change(keeping kept: Int) {
+        let count = max(0, input.count - kept)
+        for value in input.prefix(count) {
+            credit += 1 / speed
+            while credit >= 1 {
+                ready.append(value)
+                credit -= 1
+            }
+        }
+        input.removeFirst(count)
+    }
+}

@@ -87,6 +87,10 @@ private final class ToneGapToneSource: AudioFileSource {
 private final class WatchedOutput: AudioPlayback, @unchecked Sendable {
     let written = Mutex<[Float]>([])
     var onWrite: @Sendable () -> Void = {}
+    /// The player writing and its queue, for an `onWrite` that changes its rate (an atomic)
+    /// or seeks (on the queue).
+    weak var player: MemoPlayer?
+    var queue: DispatchQueue?
 
     func write(_ frames: UnsafeBufferPointer<Float>) throws(RecorderError) {
         onWrite()
@@ -100,9 +104,11 @@ private final class WatchedOutput: AudioPlayback, @unchecked Sendable {
 private struct FakePlaybackBackend: PlaybackBackend {
     let output: any AudioPlayback & Sendable
     var source: @Sendable () -> AudioFileSource = { CountingSource(seconds: 10) }
+    var speedChanger: FakeSpeedChanger = FakeSpeedChanger()
 
     func openSource(path: String) throws(RecorderError) -> AudioFileSource { source() }
     func openPlayback(sampleRate: UInt32, channels: UInt32) throws(RecorderError) -> AudioPlayback { output }
+    func openSpeedChanger(sampleRate: UInt32, channels: UInt32) throws(RecorderError) -> SpeedChanger { speedChanger }
 }
 
 @Suite("Memo player: pause and seek")
@@ -123,6 +129,114 @@ struct MemoPlayerTests {
         }
         try turnedOff.get()
         #expect(!player.skipsSilence, "after a change")
+    }
+
+    /// `PlaybackRate` is saved with the recorder's defaults too; the recorder tells the player.
+    @Test func theRecorderKeepsThePlayerRateAsItsDefaultsSay() throws {
+        let queue = DispatchQueue(label: "player-test")
+        let directory = TemporaryDirectory()
+        let player = MemoPlayer(backend: FakePlaybackBackend(output: RecordingOutput()), queue: queue)
+        var defaults = RecorderDefaults()
+        defaults.playbackRate = 1.5
+        let recorder = Recorder(
+            directory: MemoDirectory(path: directory.path + "/memos"), defaults: defaults, settings: nil,
+            backend: FakeBackend(), player: player, queue: queue)
+        #expect(player.rate == 1.5, "from the start")
+        let changed = queue.sync {
+            Result { () throws(RecorderError) in try recorder.updateDefaults { $0.playbackRate = 0.5 } }
+        }
+        try changed.get()
+        #expect(player.rate == 0.5, "after a change")
+    }
+
+    /// Plays `seconds` of `CountingSource` to the end through `backend`'s output; what was
+    /// written and the position before each write.
+    private func playToTheEnd(
+        _ output: WatchedOutput, _ backend: FakePlaybackBackend, rate: Double, skipsSilence: Bool = false
+    ) throws -> (written: [Float], positions: [Double]) {
+        let queue = DispatchQueue(label: "player-test")
+        output.queue = queue
+        let player = MemoPlayer(backend: backend, queue: queue)
+        let positions = Mutex<[Double]>([])
+        let previous = output.onWrite
+        output.onWrite = {
+            previous()
+            positions.withLock { $0.append(queue.sync { player.position }) }
+        }
+        let ended = Mutex<MemoPlayer.Ending?>(nil)
+        queue.sync {
+            player.ended.observe { event in ended.withLock { $0 = event.ending } }
+            player.rate = rate
+            player.skipsSilence = skipsSilence
+        }
+        output.player = player
+        try queue.sync { try player.play(MemoReference(id: "m", path: "/nonexistent")) }
+        try waitUntil(timeout: .seconds(5)) { ended.withLock { $0 != nil } }
+        #expect(ended.withLock { $0 } == .finished)
+        return (output.written.withLock { $0 }, positions.withLock { $0 })
+    }
+
+    @Test func atDoubleSpeedTheChangerPlaysAndItsHeldFramesComeOutAtTheEnd() throws {
+        let backend = FakePlaybackBackend(output: WatchedOutput(), source: { CountingSource(seconds: 1) })
+        let (written, positions) = try playToTheEnd(backend.output as! WatchedOutput, backend, rate: 2)
+        #expect(backend.speedChanger.framesWritten.load(ordering: .relaxed) == 1000)
+        // Every second frame, in order, to the last, which the changer held until the end.
+        #expect(written == stride(from: 1, through: 999, by: 2).map(Float.init))
+        #expect(zip(positions, positions.dropFirst()).allSatisfy { $0 <= $1 })
+        #expect(positions.last == 1.0, "the position is the memo's own time: all of it, at the end")
+    }
+
+    @Test func atSpeedOneTheChangerIsBypassed() throws {
+        let backend = FakePlaybackBackend(output: WatchedOutput(), source: { CountingSource(seconds: 1) })
+        let (written, _) = try playToTheEnd(backend.output as! WatchedOutput, backend, rate: 1)
+        #expect(backend.speedChanger.framesWritten.load(ordering: .relaxed) == 0)
+        #expect(written == (0..<1000).map(Float.init))
+    }
+
+    @Test func goingBackToSpeedOnePlaysOutWhatTheChangerHeldFirst() throws {
+        let output = WatchedOutput()
+        let backend = FakePlaybackBackend(output: output, source: { CountingSource(seconds: 1) })
+        let writes = Atomic<Int>(0)
+        output.onWrite = { [unowned output] in
+            // Ten writes at double speed, then back to 1.
+            if writes.add(1, ordering: .relaxed).newValue == 10 { output.player?.rate = 1 }
+        }
+        let (written, _) = try playToTheEnd(output, backend, rate: 2)
+        #expect(zip(written, written.dropFirst()).allSatisfy { $0 < $1 }, "nothing reordered")
+        let firstEven = try #require(written.firstIndex { Int($0) % 2 == 0 }, "speed 1 was reached")
+        #expect(written[..<firstEven].allSatisfy { Int($0) % 2 == 1 }, "double speed before")
+        #expect(written[firstEven] - written[firstEven - 1] <= 2, "what the changer held was played out")
+        #expect(
+            written[firstEven...] == ArraySlice((Int(written[firstEven])...999).map(Float.init)), "every frame after")
+    }
+
+    @Test func aSeekAtDoubleSpeedDropsWhatTheChangerHeld() throws {
+        let output = WatchedOutput()
+        let backend = FakePlaybackBackend(output: output, source: { CountingSource(seconds: 1) })
+        let writes = Atomic<Int>(0)
+        let handedOnAtSeek = Atomic<Int>(-1)
+        output.onWrite = { [unowned output] in
+            guard writes.add(1, ordering: .relaxed).newValue == 5, let player = output.player else { return }
+            output.queue?.sync {
+                handedOnAtSeek.store(Int((player.position * 1000).rounded()), ordering: .relaxed)
+                player.seek(to: 0.5)
+            }
+        }
+        let (written, _) = try playToTheEnd(output, backend, rate: 2)
+        let seekFrom = handedOnAtSeek.load(ordering: .relaxed)
+        try #require(seekFrom > 0 && seekFrom < 500, "sought from early in the memo")
+        let before = written.prefix { $0 < 500 }
+        #expect(before.max() ?? 0 < Float(seekFrom), "nothing the changer held before the seek was played")
+        #expect(written.dropFirst(before.count) == ArraySlice(stride(from: 501, through: 999, by: 2).map(Float.init)))
+    }
+
+    @Test func silenceIsSkippedBeforeTheSpeedChanges() throws {
+        let backend = FakePlaybackBackend(output: WatchedOutput(), source: { ToneGapToneSource() })
+        let (written, positions) = try playToTheEnd(
+            backend.output as! WatchedOutput, backend, rate: 2, skipsSilence: true)
+        #expect(backend.speedChanger.framesWritten.load(ordering: .relaxed) == 2400, "1 s + 0.2 s + 0.2 s + 1 s")
+        #expect(written.count == 1200, "at double speed")
+        #expect(positions.last == 6.0, "the position is the memo's own time")
     }
 
     @Test func aPausedPlaybackWritesNothingAndResumesAtTheSeekTarget() async throws {
