@@ -25,7 +25,7 @@ DOCDIR     := $(DATADIR)/doc/voicememo
 BINARIES   ?=
 
 # What building needs, and what the tests and `make run` need on top.
-BUILD_PACKAGES := libpulse-dev libdbus-1-dev libsndfile1-dev libsonic-dev pkg-config
+BUILD_PACKAGES := libpulse-dev libdbus-1-dev libsndfile1-dev libsonic-dev libspeexdsp-dev pkg-config
 RUN_PACKAGES   := dbus-daemon pulseaudio pulseaudio-utils
 # ffmpeg: ffprobe is one of the readers a WAV memo is checked against, RF64 ones included.
 TEST_PACKAGES  := $(RUN_PACKAGES) systemd sox ffmpeg pipewire pipewire-bin pipewire-pulse wireplumber playerctl desktop-file-utils \

@@ -17,6 +17,8 @@ let package = Package(
         .systemLibrary(name: "CSndfile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
         // libsonic: playback faster or slower with the pitch kept; no pkg-config file in Debian.
         .systemLibrary(name: "CSonic", providers: [.apt(["libsonic-dev"])]),
+        // speexdsp's preprocessor: noise suppression and gain control on the microphone (issue 27).
+        .systemLibrary(name: "CSpeexDSP", pkgConfig: "speexdsp", providers: [.apt(["libspeexdsp-dev"])]),
         // glibc's malloc.h, for handing freed memory back after a burst of work.
         .systemLibrary(name: "CMalloc"),
 
@@ -35,6 +37,7 @@ let package = Package(
         .target(name: "PulseAudio", dependencies: ["CPulse", "VoiceMemoCore"]),
         .target(name: "SoundFile", dependencies: ["CSndfile", "VoiceMemoCore"]),
         .target(name: "Sonic", dependencies: ["CSonic", "VoiceMemoCore"]),
+        .target(name: "SpeexDSP", dependencies: ["CSpeexDSP", "VoiceMemoCore"]),
         // Byte-level surgery on finished memo files, in pure Swift: title tags rewritten in place
         // (libsndfile cannot edit Ogg, FLAC or MP3 tags) and files cut short by a crash repaired.
         .target(name: "AudioContainers"),
@@ -43,7 +46,7 @@ let package = Package(
             name: "voicememod",
             dependencies: [
                 "VoiceMemoCore", "VoiceMemoRuntime", "VoiceMemoContract", "Bus", "PulseAudio", "SoundFile",
-                "Sonic", "AudioContainers", "CMalloc",
+                "Sonic", "SpeexDSP", "AudioContainers", "CMalloc",
             ]),
         .executableTarget(
             name: "voicememo", dependencies: ["VoiceMemoCore", "VoiceMemoContract", "Bus"]),

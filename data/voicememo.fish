@@ -46,6 +46,8 @@ complete -c voicememo -n '__fish_seen_subcommand_from record' -l threshold -x -d
 complete -c voicememo -n '__fish_seen_subcommand_from record' -l pre-roll -x -d 'Seconds kept from before the sound'
 complete -c voicememo -n '__fish_seen_subcommand_from record' -l system-audio -d 'Record a call: microphone and system audio'
 complete -c voicememo -n '__fish_seen_subcommand_from record' -l split -d 'Microphone left, system audio right'
+complete -c voicememo -n '__fish_seen_subcommand_from record' -l noise-suppression -d 'Take background noise out of the microphone'
+complete -c voicememo -n '__fish_seen_subcommand_from record' -l auto-gain -d 'Bring the voice to one speech level'
 
 complete -c voicememo -n '__fish_seen_subcommand_from status' -l json -d 'Print JSON'
 complete -c voicememo -n '__fish_seen_subcommand_from status' -l format -x -d 'One-line TEMPLATE, such as {state} {time}'

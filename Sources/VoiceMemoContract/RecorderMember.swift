@@ -66,6 +66,8 @@ public enum RecorderMember {
     public static let playbackRate = BusPropertyDeclaration("PlaybackRate", "d", access: .readWrite)
     /// The default of `RecordWithOptions`' `system-audio`, and so of `Record` and `Toggle`.
     public static let systemAudio = BusPropertyDeclaration("SystemAudio", "b", access: .readWrite)
+    public static let noiseSuppression = BusPropertyDeclaration("NoiseSuppression", "b", access: .readWrite)
+    public static let autoGain = BusPropertyDeclaration("AutoGain", "b", access: .readWrite)
     public static let directory = BusPropertyDeclaration("Directory", "s", changeSignal: .constant)
     /// How many memos the library holds, so a pager knows its end without listing.
     public static let memoCount = BusPropertyDeclaration("MemoCount", "u")
@@ -86,7 +88,7 @@ public enum RecorderMember {
     public static let properties = [
         state, currentMemo, currentTime, playing, format, sampleRate, channels, quality, source, activeSource,
         activeOutput, meteringEnabled, notificationsEnabled, trayEnabled, skipSilence, playbackRate, systemAudio,
-        directory, memoCount,
+        noiseSuppression, autoGain, directory, memoCount,
     ]
 
     // Arguments several members share.

@@ -20,6 +20,8 @@ extension RecorderProperty {
         case .skipSilence: RecorderMember.skipSilence
         case .playbackRate: RecorderMember.playbackRate
         case .systemAudio: RecorderMember.systemAudio
+        case .noiseSuppression: RecorderMember.noiseSuppression
+        case .autoGain: RecorderMember.autoGain
         }
     }
 

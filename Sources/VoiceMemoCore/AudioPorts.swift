@@ -40,6 +40,18 @@ public protocol RecordingBackend: Sendable {
     /// Connects a capture stream of what the computer plays: the monitor of the default output,
     /// named by the output (sink) it monitors. Called on the capture thread, like `openCapture`.
     func openSystemAudio(request: RecordingRequest, framesPerRead: Int) throws(RecorderError) -> AudioCapture
+    /// A cleaner for one channel of the microphone's audio as `processing` asks (called on the
+    /// capture thread, once per channel each time the microphone's stream is opened).
+    func makeVoiceProcessor(_ processing: VoiceProcessing, sampleRate: UInt32, framesPerRead: Int)
+        throws(RecorderError) -> VoiceChannelProcessor
+}
+
+extension RecordingBackend {
+    public func makeVoiceProcessor(_ processing: VoiceProcessing, sampleRate: UInt32, framesPerRead: Int)
+        throws(RecorderError) -> VoiceChannelProcessor
+    {
+        throw .unsupported("this recorder cannot clean the voice (no noise suppression or automatic gain)")
+    }
 }
 
 /// Metadata written into a memo's own tags.

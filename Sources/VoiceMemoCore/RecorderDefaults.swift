@@ -19,6 +19,12 @@ public struct RecorderDefaults: Encodable, Equatable, Sendable {
     /// Whether a recording records the system audio (the default output's monitor) beside
     /// the microphone unless its options say otherwise: for recording calls.
     public var systemAudio: Bool = false
+    /// Whether recordings suppress the microphone's background noise unless their options
+    /// say otherwise (`VoiceProcessing`).
+    public var noiseSuppression: Bool = false
+    /// Whether recordings bring the microphone's level to speech's unless their options say
+    /// otherwise (`VoiceProcessing`).
+    public var autoGain: Bool = false
     /// How long a recording waits for a lost audio server (or device) to come back before it
     /// is finished unsuccessfully; a setting only (`settings.json`), not a contract property.
     public var reconnectTimeout: Double = 60
@@ -33,7 +39,7 @@ public struct RecorderDefaults: Encodable, Equatable, Sendable {
     /// checks every value.
     enum CodingKeys: String, CodingKey, CaseIterable {
         case format, sampleRate, channels, quality, source, isMeteringEnabled, areNotificationsEnabled, isTrayEnabled,
-            skipsSilence, playbackRate, systemAudio
+            skipsSilence, playbackRate, systemAudio, noiseSuppression, autoGain
         case reconnectTimeout, resumeAfterSleep
     }
 }

@@ -60,4 +60,6 @@ public enum RecorderProperty: Sendable, CaseIterable {
     case skipSilence
     case playbackRate
     case systemAudio
+    case noiseSuppression
+    case autoGain
 }

@@ -168,7 +168,7 @@ extension RecorderProperty {
     /// The properties that mirror `RecorderDefaults`.
     static let defaultsProperties: [RecorderProperty] = [
         .format, .sampleRate, .channels, .quality, .source, .meteringEnabled, .notificationsEnabled, .trayEnabled,
-        .skipSilence, .playbackRate, .systemAudio,
+        .skipSilence, .playbackRate, .systemAudio, .noiseSuppression, .autoGain,
     ]
 
     /// This property's value in `defaults`, for change detection.
@@ -185,6 +185,8 @@ extension RecorderProperty {
         case .skipSilence: String(defaults.skipsSilence)
         case .playbackRate: String(defaults.playbackRate)
         case .systemAudio: String(defaults.systemAudio)
+        case .noiseSuppression: String(defaults.noiseSuppression)
+        case .autoGain: String(defaults.autoGain)
         case .state, .currentMemo, .activeSource, .activeOutput: nil
         }
     }

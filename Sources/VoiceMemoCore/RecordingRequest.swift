@@ -27,6 +27,8 @@ public struct RecordingRequest: Equatable, Sendable {
     /// How the memo's channels hold the microphone and the system audio; `split` only with
     /// `systemAudio`, and always two channels.
     public var channelLayout: ChannelLayout = .mix
+    /// How the microphone's voice is cleaned before it is written (`VoiceProcessing`).
+    public var voiceProcessing: VoiceProcessing
 
     /// A request that uses the defaults unchanged.
     public init(defaults: RecorderDefaults) {
@@ -36,13 +38,14 @@ public struct RecordingRequest: Equatable, Sendable {
         quality = defaults.quality
         source = defaults.source.isEmpty ? nil : defaults.source
         systemAudio = defaults.systemAudio
+        voiceProcessing = VoiceProcessing(suppressesNoise: defaults.noiseSuppression, controlsGain: defaults.autoGain)
     }
 
     /// The contract's option keys, in the order error messages list them.
     public static let optionKeys = [
         "format", "sample-rate", "channels", "quality", "title", "source", "duration", "start-at",
         "stop-after-silence", "silence-threshold", "start-on-sound", "sound-threshold", "pre-roll",
-        "system-audio", "channel-layout",
+        "system-audio", "channel-layout", "noise-suppression", "auto-gain",
     ]
 
     /// Applies `RecordWithOptions` options on top of the defaults; an unknown key or a value
@@ -73,6 +76,8 @@ public struct RecordingRequest: Equatable, Sendable {
             case ("pre-roll", .double(let seconds)): preRoll = try Validation.preRoll(seconds, key: key)
             case ("system-audio", .boolean(let isOn)): systemAudio = isOn
             case ("channel-layout", .string(let name)): channelLayout = try Validation.channelLayout(name, key: key)
+            case ("noise-suppression", .boolean(let isOn)): voiceProcessing.suppressesNoise = isOn
+            case ("auto-gain", .boolean(let isOn)): voiceProcessing.controlsGain = isOn
             default:
                 guard let expected = Self.optionKinds[key] else {
                     throw .invalidArgument(
@@ -114,7 +119,7 @@ public struct RecordingRequest: Equatable, Sendable {
         "format": .text, "sample-rate": .unsigned32, "channels": .unsigned32, "quality": .text, "title": .text,
         "source": .text, "duration": .number, "start-at": .signed64, "stop-after-silence": .number,
         "silence-threshold": .number, "start-on-sound": .flag, "sound-threshold": .number, "pre-roll": .number,
-        "system-audio": .flag, "channel-layout": .text,
+        "system-audio": .flag, "channel-layout": .text, "noise-suppression": .flag, "auto-gain": .flag,
     ]
 
     /// Continuous silent frames after which the recording stops by itself, if asked for.

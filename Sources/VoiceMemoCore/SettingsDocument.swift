@@ -101,6 +101,12 @@ public struct SettingsDocument: Decodable, Sendable {
         defaults.systemAudio = value(.systemAudio, fallback.systemAudio) {
             try container.decode(Bool.self, forKey: $0)
         }
+        defaults.noiseSuppression = value(.noiseSuppression, fallback.noiseSuppression) {
+            try container.decode(Bool.self, forKey: $0)
+        }
+        defaults.autoGain = value(.autoGain, fallback.autoGain) {
+            try container.decode(Bool.self, forKey: $0)
+        }
         defaults.reconnectTimeout = value(.reconnectTimeout, fallback.reconnectTimeout) {
             try Validation.reconnectTimeout(try container.decode(Double.self, forKey: $0), key: $0.rawValue)
         }

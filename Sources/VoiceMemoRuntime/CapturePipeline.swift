@@ -337,8 +337,10 @@ public final class CapturePipeline: @unchecked Sendable {
     /// what was asked); later the call goes on without it, and it is opened again.
     private func openInputs(isStart: Bool) throws(RecorderError) -> CaptureSet {
         let framesPerRead = policy.framesPerRead
+        // A new stream, a new cleaner: it learns this stream's noise from its start.
+        let voice = try cleaner(framesPerRead: framesPerRead)
         let microphone = try backend.openCapture(request: request, framesPerRead: framesPerRead)
-        guard request.systemAudio else { return CaptureSet(microphone: microphone) }
+        guard request.systemAudio else { return CaptureSet(microphone: microphone, voice: voice) }
         let (backend, request) = (backend, request)
         let openSystemAudio = { () throws(RecorderError) -> AudioCapture in
             try backend.openSystemAudio(request: request, framesPerRead: CaptureSet.systemFramesPerRead(framesPerRead))
@@ -351,9 +353,22 @@ public final class CapturePipeline: @unchecked Sendable {
             system = nil
         }
         return CaptureSet(
-            microphone: microphone, system: system, request: request, framesPerRead: framesPerRead,
+            microphone: microphone, voice: voice, system: system, request: request, framesPerRead: framesPerRead,
             openSystemAudio: openSystemAudio,
             takeReopenRequest: { [self] in isSystemAudioReopenRequested.exchange(false, ordering: .relaxed) })
+    }
+
+    /// A cleaner of the microphone's voice as the request asks, or nil when it asks for none.
+    private func cleaner(framesPerRead: Int) throws(RecorderError) -> VoiceCleaner? {
+        let (backend, request) = (backend, request)
+        guard request.voiceProcessing.isEnabled else { return nil }
+        return try VoiceCleaner(
+            channels: Int(request.channels), sampleType: request.format.sampleType(for: request.quality),
+            framesPerRead: framesPerRead
+        ) { () throws(RecorderError) in
+            try backend.makeVoiceProcessor(
+                request.voiceProcessing, sampleRate: request.sampleRate, framesPerRead: framesPerRead)
+        }
     }
 
     /// Delivers `onAudioFlowing` unless it was delivered before.

@@ -21,10 +21,14 @@ final class CaptureSet {
     /// The input the recording was asked for.
     let microphone: AudioCapture
     private let call: Call?
+    /// Cleans the microphone's voice (a call's system side is what the desktop played, clean
+    /// already, and gain control on it would pump the far side).
+    private let voice: VoiceCleaner?
 
     /// A single input.
-    init(microphone: AudioCapture) {
+    init(microphone: AudioCapture, voice: VoiceCleaner?) {
         self.microphone = microphone
+        self.voice = voice
         call = nil
     }
 
@@ -32,11 +36,12 @@ final class CaptureSet {
     /// `takeReopenRequest` says, once, that it should be opened again (the default output
     /// changed).
     init(
-        microphone: AudioCapture, system: AudioCapture?, request: RecordingRequest, framesPerRead: Int,
-        openSystemAudio: @escaping () throws(RecorderError) -> AudioCapture,
+        microphone: AudioCapture, voice: VoiceCleaner?, system: AudioCapture?, request: RecordingRequest,
+        framesPerRead: Int, openSystemAudio: @escaping () throws(RecorderError) -> AudioCapture,
         takeReopenRequest: @escaping () -> Bool
     ) {
         self.microphone = microphone
+        self.voice = voice
         call = Call(
             system: system, request: request, framesPerRead: framesPerRead, openSystemAudio: openSystemAudio,
             takeReopenRequest: takeReopenRequest)
@@ -59,10 +64,11 @@ final class CaptureSet {
         let frames = slot.count / (channels * sampleType.byteCount)
         guard let call else {
             try microphone.read(into: slot)
+            voice?.process(slot)
             return CapturedFragment(
                 SampleSums(of: UnsafeRawBufferPointer(slot), frameCount: frames, channels: channels, type: sampleType))
         }
-        return try call.read(microphone: microphone, into: slot, frames: frames)
+        return try call.read(microphone: microphone, voice: voice, into: slot, frames: frames)
     }
 
     /// What happened to the inputs since last asked.
@@ -118,7 +124,7 @@ private final class Call {
         systemFragment.deallocate()
     }
 
-    func read(microphone: AudioCapture, into slot: UnsafeMutableRawBufferPointer, frames: Int)
+    func read(microphone: AudioCapture, voice: VoiceCleaner?, into slot: UnsafeMutableRawBufferPointer, frames: Int)
         throws(RecorderError) -> CapturedFragment
     {
         precondition(frames == framesPerRead, "a call reads whole fragments")
@@ -130,6 +136,7 @@ private final class Call {
             _ = reopen()
         }
         try microphone.read(into: microphoneFragment)
+        voice?.process(microphoneFragment)
         if let failure = reader?.failure {
             detach()
             events.append(.lost(.systemAudio, failure))

@@ -48,17 +48,20 @@ struct Record: Subcommand {
                          [--quality min|low|medium|high|max] [--title TEXT] [--source NAME]
                          [--duration SECONDS] [--at +SECONDS|+MINUTESm|HH:MM|UNIX-TIME]
                          [--on-sound [--threshold DBFS] [--pre-roll SECONDS]]
-                         [--system-audio [--split]]
+                         [--system-audio [--split]] [--noise-suppression] [--auto-gain]
 
         --on-sound waits, listening, until the input reaches --threshold (default -40 dBFS)
         and begins the memo with the --pre-roll seconds before it (default 0.5, at most 5).
         --system-audio records a call: the microphone and what the default output plays,
         mixed; with --split, two channels, the microphone left and the system audio right.
+        --noise-suppression takes steady background noise out of the microphone's audio;
+        --auto-gain brings a quiet or loud voice to one speech level (the NoiseSuppression
+        and AutoGain properties make them the default).
         """
     static let valued: Set<String> = [
         "format", "rate", "channels", "quality", "title", "source", "duration", "at", "threshold", "pre-roll",
     ]
-    static let flags: Set<String> = ["on-sound", "system-audio", "split"]
+    static let flags: Set<String> = ["on-sound", "system-audio", "split", "noise-suppression", "auto-gain"]
 
     var options: [String: BusValue] = [:]
 
@@ -95,6 +98,7 @@ struct Record: Subcommand {
             options[key] = .double(number)
         }
         if arguments.has("system-audio") { options["system-audio"] = .boolean(true) }
+        for flag in ["noise-suppression", "auto-gain"] where arguments.has(flag) { options[flag] = .boolean(true) }
         if arguments.has("split") {
             guard arguments.has("system-audio") else { throw UsageError("--split goes with --system-audio") }
             options["channel-layout"] = .string(ChannelLayout.split.rawValue)

@@ -1,5 +1,6 @@
 import PulseAudio
 import SoundFile
+import SpeexDSP
 import VoiceMemoCore
 
 /// Records from the PulseAudio (or pipewire-pulse) server into libsndfile files.
@@ -19,6 +20,12 @@ struct PulseRecordingBackend: RecordingBackend {
         } catch {
             throw .storage("cannot create \(path): \(error.message)")
         }
+    }
+
+    func makeVoiceProcessor(_ processing: VoiceProcessing, sampleRate: UInt32, framesPerRead: Int)
+        throws(RecorderError) -> VoiceChannelProcessor
+    {
+        try VoicePreprocessor(processing, sampleRate: sampleRate, framesPerRead: framesPerRead)
     }
 
     func openCapture(request: RecordingRequest, framesPerRead: Int) throws(RecorderError) -> AudioCapture {

@@ -154,6 +154,8 @@ final class RecorderService: @unchecked Sendable {
                     try Validation.playbackRate(value.double!, key: RecorderMember.playbackRate.name)
                 },
                 Self.switchSetting(RecorderMember.systemAudio, of: recorder, \.systemAudio),
+                Self.switchSetting(RecorderMember.noiseSuppression, of: recorder, \.noiseSuppression),
+                Self.switchSetting(RecorderMember.autoGain, of: recorder, \.autoGain),
                 BusProperty(RecorderMember.directory) { [recorder] in .string(recorder.directory.path) },
                 BusProperty(RecorderMember.memoCount) { [library] in .uint32(UInt32(library.memoCount)) },
             ],

@@ -57,8 +57,8 @@ final class ContractTests: IntegrationTestCase {
             of: Contract.recorderInterface.rawValue, inXML: String(contentsOf: shippedXML, encoding: .utf8))
         XCTAssertEqual(try members(of: Contract.recorderInterface.rawValue, inXML: live), expected)
         XCTAssertEqual(
-            expected.count, 14 + 8 + 19,
-            "9 methods, 7 signals, 12 properties of the contract, GetInputLevels, WatchLevels, UnwatchLevels, ListMemos, FindMemos, InputLevels, NotificationsEnabled, TrayEnabled, SkipSilence, PlaybackRate, SystemAudio, ActiveOutput and MemoCount"
+            expected.count, 14 + 8 + 21,
+            "9 methods, 7 signals, 12 properties of the contract, GetInputLevels, WatchLevels, UnwatchLevels, ListMemos, FindMemos, InputLevels, NotificationsEnabled, TrayEnabled, SkipSilence, PlaybackRate, SystemAudio, NoiseSuppression, AutoGain, ActiveOutput and MemoCount"
         )
         for standard in [
             "org.freedesktop.DBus.Properties", "org.freedesktop.DBus.Introspectable", "org.freedesktop.DBus.Peer",

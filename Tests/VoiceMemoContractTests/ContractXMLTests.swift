@@ -27,7 +27,7 @@ struct ContractXMLTests {
         #expect(typed.methods == published.methods)
         #expect(typed.signals == published.signals)
         #expect(typed.properties == published.properties)
-        #expect(published.methods.count == 14 && published.signals.count == 8 && published.properties.count == 19)
+        #expect(published.methods.count == 14 && published.signals.count == 8 && published.properties.count == 21)
     }
 
     @Test func theMemoInterfaceIsTheXMLs() throws {

@@ -11,7 +11,7 @@ struct RecorderPropertyTests {
             .sampleRate: "SampleRate", .channels: "Channels", .quality: "Quality", .source: "Source",
             .meteringEnabled: "MeteringEnabled", .notificationsEnabled: "NotificationsEnabled",
             .trayEnabled: "TrayEnabled", .skipSilence: "SkipSilence", .playbackRate: "PlaybackRate",
-            .systemAudio: "SystemAudio",
+            .systemAudio: "SystemAudio", .noiseSuppression: "NoiseSuppression", .autoGain: "AutoGain",
         ]
         #expect(names.count == RecorderProperty.allCases.count)
         for property in RecorderProperty.allCases { #expect(property.name == names[property]) }

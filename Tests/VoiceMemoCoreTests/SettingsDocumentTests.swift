@@ -42,6 +42,8 @@ struct SettingsDocumentTests {
         BadValue(key: "resumeAfterSleep", json: "null", says: "must be true or false"),
         BadValue(key: "isTrayEnabled", json: "0", says: "must be true or false"),
         BadValue(key: "skipsSilence", json: "\"on\"", says: "must be true or false"),
+        BadValue(key: "noiseSuppression", json: "1", says: "must be true or false"),
+        BadValue(key: "autoGain", json: "null", says: "must be true or false"),
         BadValue(key: "playbackRate", json: "3", says: "'playbackRate' must be a speed from 0.5 (half) to 2.0"),
         BadValue(key: "playbackRate", json: "0", says: "got 0.0"),
         BadValue(key: "playbackRate", json: "-1.5", says: "got -1.5"),
@@ -63,7 +65,7 @@ struct SettingsDocumentTests {
         "format": "\"flac\"", "sampleRate": "44100", "channels": "2", "quality": "\"high\"", "source": "\"mic\"",
         "isMeteringEnabled": "true", "areNotificationsEnabled": "true", "reconnectTimeout": "5",
         "resumeAfterSleep": "false", "isTrayEnabled": "false", "skipsSilence": "true",
-        "playbackRate": "1.5", "systemAudio": "true",
+        "playbackRate": "1.5", "systemAudio": "true", "noiseSuppression": "true", "autoGain": "true",
     ]
 
     static func document(_ values: [String: String]) -> SettingsDocument {
@@ -86,6 +88,8 @@ struct SettingsDocumentTests {
         defaults.skipsSilence = true
         defaults.playbackRate = 1.5
         defaults.systemAudio = true
+        defaults.noiseSuppression = true
+        defaults.autoGain = true
         return defaults
     }
 
@@ -134,6 +138,8 @@ struct SettingsDocumentTests {
         case "skipsSilence": expected.skipsSilence = RecorderDefaults().skipsSilence
         case "playbackRate": expected.playbackRate = RecorderDefaults().playbackRate
         case "systemAudio": expected.systemAudio = RecorderDefaults().systemAudio
+        case "noiseSuppression": expected.noiseSuppression = RecorderDefaults().noiseSuppression
+        case "autoGain": expected.autoGain = RecorderDefaults().autoGain
         default: Issue.record("no such key \(bad.key)")
         }
         #expect(document.defaults == expected)
