@@ -28,8 +28,12 @@ final class BenchmarkTests: XCTestCase {
             try markdown.write(toFile: output, atomically: true, encoding: .utf8)
         }
 
-        XCTAssertEqual(table.sections.count, 10, markdown)
-        XCTAssertGreaterThanOrEqual(table.rows.count, 43, markdown)
+        XCTAssertEqual(table.sections.count, 11, markdown)
+        XCTAssertGreaterThanOrEqual(table.rows.count, 46, markdown)
+        // Each kind of voice cleaning has its cost row, measured against the same memo without it.
+        let cleaning = table.rows.filter { $0.figure.hasPrefix("wav mono, ") && $0.figure.hasSuffix(", vs without") }
+        XCTAssertEqual(cleaning.count, 3, markdown)
+        XCTAssertTrue(cleaning.allSatisfy { $0.baseline != nil }, markdown)
         // The targets, each on its row, measured in this run; reported, not asserted.
         for (figure, target) in benchmark.heldTargets {
             let rows = table.rows.filter { $0.figure == figure }

@@ -64,7 +64,7 @@ extension RecorderBenchmark {
 
     /// CPU per minute of the daemon recording with `options` over one CPU window, once the
     /// server has `streams` record streams; the memo is stopped after.
-    private func recordingCPU(
+    func recordingCPU(
         _ client: VoiceMemoProxy, _ daemon: Daemon, _ options: [String: BusValue], streams: Int
     ) throws -> Double {
         _ = try client.recordWithOptions(options)

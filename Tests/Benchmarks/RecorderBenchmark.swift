@@ -32,6 +32,7 @@ final class RecorderBenchmark {
         try measureWaitingCost()
         try measureRecordingCost()
         try measureCallCost()
+        try measureVoiceCleaningCost()
         try measureLatency()
         try measureContinuity()
         try measureCallerMemory()
