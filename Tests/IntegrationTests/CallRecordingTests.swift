@@ -100,6 +100,19 @@ final class CallRecordingTests: RecorderTestCase {
         XCTAssertLessThan(memo.level(right, Stimulus.frequency), -60, "no microphone on the right")
     }
 
+    /// Noise suppression cleans the microphone alone: its steady tone is learned as noise and
+    /// taken out within about a second, while the far side's tone is kept as it was played.
+    func testNoiseSuppressionCleansOnlyTheMicrophone() throws {
+        try playBothSides()
+        let memo = try recordCall(
+            ["format": .string("wav"), "channel-layout": .string("split"), "noise-suppression": .boolean(true)],
+            seconds: 4.3)
+        let left = try memo.twoSeconds(of: 0)
+        let right = try memo.twoSeconds(of: 1)
+        XCTAssertLessThan(memo.level(left, Stimulus.frequency), -30, "the microphone's steady tone, taken for noise")
+        XCTAssertEqual(memo.level(right, Self.systemFrequency), -12, accuracy: 0.3, "the system audio, untouched")
+    }
+
     func testMixHalvesEachInput() throws {
         try playBothSides()
         let memo = try recordCall(["format": .string("wav"), "channels": .uint32(1)], seconds: 4.3)
