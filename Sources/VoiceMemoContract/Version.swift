@@ -2,5 +2,5 @@
 /// after it, and the newest `<release>` of `data/org.example.VoiceMemo.metainfo.xml` must be
 /// it (a test holds them together).
 public enum Release {
-    public static let version = "0.9.0"
+    public static let version = "0.10.0"
 }
