@@ -169,6 +169,22 @@ extension AudioAnalysis {
             return frequencies[best]
         }
     }
+    /// The stretches of `samples` that sound (above 0.05 of full scale), joined across gaps
+    /// shorter than 50 ms (a sine's zero crossings), in seconds: what a listener hears as
+    /// one sound each.
+    package static func soundingStretches(_ samples: [Float], sampleRate: Int) -> [(start: Double, end: Double)] {
+        var stretches: [(start: Double, end: Double)] = []
+        let joinGap = sampleRate / 20
+        for index in samples.indices where abs(samples[index]) > 0.05 {
+            let time = Double(index) / Double(sampleRate)
+            if let last = stretches.last, index - Int(last.end * Double(sampleRate)) <= joinGap {
+                stretches[stretches.count - 1].end = time
+            } else {
+                stretches.append((time, time))
+            }
+        }
+        return stretches
+    }
 
     /// The amplitude of the sine at `frequency` in `samples` (1 for a full-scale sine). Exact
     /// for a sine of a whole number of cycles in `samples`; other such sines add nothing.

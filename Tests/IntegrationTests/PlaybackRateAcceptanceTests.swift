@@ -47,41 +47,6 @@ final class PlaybackRateAcceptanceTests: RecorderTestCase {
         return signals
     }
 
-    /// Writes a 48 kHz mono WAV memo of `samples` into the memo directory (written aside and
-    /// moved in, so the library reads it whole) and returns its object once announced.
-    private func addMemo(_ samples: [Int16], named name: String) throws -> ObjectPath {
-        let aside = fixture.session.root.appendingPathComponent(name)
-        var request = RecordingRequest(defaults: RecorderDefaults())
-        request.format = .wav
-        let writer = try SoundFileWriter(
-            path: aside.path, request: request, tags: MemoTags(title: nil, date: "2026-12-03"))
-        try samples.withUnsafeBytes { try writer.write($0, frameCount: samples.count) }
-        try writer.close()
-        let mark = try recorder.markSignals()
-        try FileManager.default.moveItem(at: aside, to: fixture.session.memoDirectory.appendingPathComponent(name))
-        let id = MemoNaming.memoID(forFileName: name)
-        let added = try recorder.waitForSignal("InterfacesAdded", timeout: .seconds(3), after: mark) {
-            $0.arguments.first?.objectPath?.rawValue.hasSuffix("/" + id) == true
-        }
-        return try XCTUnwrap(added.arguments.first?.objectPath)
-    }
-
-    /// The stretches of `heard` that sound (above 0.05 of full scale), joined across gaps
-    /// shorter than 50 ms (a sine's zero crossings), in seconds.
-    private func soundingStretches(_ heard: [Float]) -> [(start: Double, end: Double)] {
-        var stretches: [(start: Double, end: Double)] = []
-        let joinGap = rate / 20
-        for index in heard.indices where abs(heard[index]) > 0.05 {
-            let time = Double(index) / Double(rate)
-            if let last = stretches.last, index - Int(last.end * Double(rate)) <= joinGap {
-                stretches[stretches.count - 1].end = time
-            } else {
-                stretches.append((time, time))
-            }
-        }
-        return stretches
-    }
-
     /// Sets MPRIS `Rate` to `speed`, plays a 4 s memo of the tone and returns how long it
     /// sounded at the sink, its frequency there (over the middle second) and the highest
     /// MPRIS `Position` seen while it played, in seconds.
@@ -123,7 +88,7 @@ final class PlaybackRateAcceptanceTests: RecorderTestCase {
         try speaker.waitUntilDelivered(4 / speed + 0.5, since: playedFrom)
 
         let heard = AudioAnalysis.normalized(Array(speaker.samples[playedFrom...]))
-        let stretches = soundingStretches(heard)
+        let stretches = AudioAnalysis.soundingStretches(heard, sampleRate: rate)
         XCTAssertEqual(stretches.count, 1, "one tone, without a gap: \(stretches)")
         let longest = try XCTUnwrap(stretches.max { $0.end - $0.start < $1.end - $1.start })
         let middle = Int((longest.start + longest.end) / 2 * Double(rate))
@@ -181,7 +146,7 @@ final class PlaybackRateAcceptanceTests: RecorderTestCase {
         try setMediaPlayerProperty("Rate", .double(2))
         let tone = fixture.stimulus.samples  // 1 s
         let memo = try addMemo(tone + [Int16](repeating: 0, count: 4 * rate) + tone, named: "tone-gap-tone-fast.wav")
-        let stretches = soundingStretches(try listen(to: memo, for: 1.2))
+        let stretches = AudioAnalysis.soundingStretches(try listen(to: memo, for: 1.2), sampleRate: rate)
         print("skip silence at rate 2: \(stretches)")
         XCTAssertEqual(stretches.count, 2, "two tones: \(stretches)")
         guard stretches.count == 2 else { return }
@@ -206,7 +171,7 @@ final class PlaybackRateAcceptanceTests: RecorderTestCase {
             try setMediaPlayerProperty("Rate", .double(1))
             switches.append((try mediaPlayerPosition(), 1))
         }
-        let stretches = soundingStretches(heard)
+        let stretches = AudioAnalysis.soundingStretches(heard, sampleRate: rate)
         XCTAssertEqual(stretches.count, 1, "one tone, without a gap: \(stretches)")
         let stretch = try XCTUnwrap(stretches.first)
         // Memo time before the first switch at 1, up to the second at 2, the rest at 1.

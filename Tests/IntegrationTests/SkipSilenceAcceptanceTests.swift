@@ -10,24 +10,6 @@ import XCTest
 final class SkipSilenceAcceptanceTests: RecorderTestCase {
     private let rate = Stimulus.sampleRate
 
-    /// Writes a 48 kHz mono WAV memo of `samples` into the memo directory (written aside and
-    /// moved in, so the library reads it whole) and returns its object once announced.
-    private func addMemo(_ samples: [Int16], named name: String) throws -> ObjectPath {
-        let aside = fixture.session.root.appendingPathComponent(name)
-        var request = RecordingRequest(defaults: RecorderDefaults())
-        request.format = .wav
-        let writer = try SoundFileWriter(
-            path: aside.path, request: request, tags: MemoTags(title: nil, date: "2026-12-01"))
-        try samples.withUnsafeBytes { try writer.write($0, frameCount: samples.count) }
-        try writer.close()
-        try FileManager.default.moveItem(at: aside, to: fixture.session.memoDirectory.appendingPathComponent(name))
-        let id = MemoNaming.memoID(forFileName: name)
-        let added = try recorder.waitForSignal("InterfacesAdded", timeout: .seconds(3)) {
-            $0.arguments.first?.objectPath?.rawValue.hasSuffix("/" + id) == true
-        }
-        return try XCTUnwrap(added.arguments.first?.objectPath)
-    }
-
     /// The MPRIS position, in seconds.
     private func mediaPlayerPosition() throws -> Double {
         let output = try fixture.session.busctl([
@@ -39,22 +21,6 @@ final class SkipSilenceAcceptanceTests: RecorderTestCase {
             Double(output.stdout.split(separator: " ").last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""),
             output.stdout)
         return micros / 1_000_000
-    }
-
-    /// The stretches of `heard` that sound (above 0.05 of full scale), joined across gaps
-    /// shorter than 50 ms (a sine's zero crossings), in seconds.
-    private func soundingStretches(_ heard: [Float]) -> [(start: Double, end: Double)] {
-        var stretches: [(start: Double, end: Double)] = []
-        let joinGap = rate / 20
-        for index in heard.indices where abs(heard[index]) > 0.05 {
-            let time = Double(index) / Double(rate)
-            if let last = stretches.last, index - Int(last.end * Double(rate)) <= joinGap {
-                stretches[stretches.count - 1].end = time
-            } else {
-                stretches.append((time, time))
-            }
-        }
-        return stretches
     }
 
     func testALongSilenceIsSkippedAndBothTonesAreHeardWhole() throws {
@@ -91,7 +57,7 @@ final class SkipSilenceAcceptanceTests: RecorderTestCase {
         XCTAssertEqual(elapsed, 2.4, accuracy: 0.3, "the 6 s memo plays in about 2.4 s")
 
         let heard = AudioAnalysis.normalized(speaker.samples)
-        let stretches = soundingStretches(heard)
+        let stretches = AudioAnalysis.soundingStretches(heard, sampleRate: rate)
         XCTAssertEqual(stretches.count, 2, "two tones: \(stretches)")
         guard stretches.count == 2 else { return }
         for (index, stretch) in stretches.enumerated() {

@@ -33,25 +33,14 @@ final class TrimAcceptanceTests: RecorderTestCase {
         return samples
     }
 
-    /// Writes `samples` as a memo of `format` titled `title` into the library and waits for
-    /// the daemon to list it.
-    private func addMemo(_ samples: [Int16], format: AudioFormat, title: String) throws -> (ObjectPath, URL) {
-        var request = RecordingRequest(defaults: RecorderDefaults())
-        (request.format, request.sampleRate, request.channels, request.quality) = (format, 48_000, 1, .medium)
+    /// Writes `samples` as a memo of `format` titled `title` (and dated, so a test can check
+    /// the tags other than the title are kept) and returns its object and file.
+    private func addTitledMemo(_ samples: [Int16], format: AudioFormat, title: String) throws -> (ObjectPath, URL) {
         // A memo's id is its time stamp: each memo of a test an hour older than the one before.
         let age = 3600.0 * Double(try recorder.managedMemos().count + 1)
         let name = MemoNaming.fileName(date: Date(timeIntervalSinceNow: -age), title: title, format: format)
-        try FileManager.default.createDirectory(at: memoDirectory, withIntermediateDirectories: true)
-        let staged = fixture.session.root.appendingPathComponent(name)
-        let writer = try SoundFileWriter(
-            path: staged.path, request: request, tags: MemoTags(title: title, date: "2026-12-03T10:00:00Z"))
-        try samples.withUnsafeBytes { try writer.write($0, frameCount: samples.count) }
-        try writer.close()
-        let file = memoDirectory.appendingPathComponent(name)
-        try FileManager.default.moveItem(at: staged, to: file)
-        let memo = Contract.memoPath(id: MemoNaming.memoID(forFileName: name))
-        try waitUntil("the memo is listed", timeout: .seconds(10)) { try self.recorder.managedMemos()[memo] != nil }
-        return (memo, file)
+        let memo = try addMemo(samples, named: name, format: format, title: title, date: "2026-12-03T10:00:00Z")
+        return (memo, memoDirectory.appendingPathComponent(name))
     }
 
     private func samples(of file: URL) throws -> [Int16] {
@@ -69,7 +58,7 @@ final class TrimAcceptanceTests: RecorderTestCase {
 
     private func assertLosslessTrim(_ format: AudioFormat) throws {
         let original = Self.clickTone()
-        let (memo, file) = try addMemo(original, format: format, title: "Click \(format.rawValue)")
+        let (memo, file) = try addTitledMemo(original, format: format, title: "Click \(format.rawValue)")
         let before = try XCTUnwrap(try recorder.managedMemos()[memo])
         let bytes = try Data(contentsOf: file)
         let mark = try recorder.markSignals()
@@ -120,7 +109,7 @@ final class TrimAcceptanceTests: RecorderTestCase {
     }
 
     func testAnOpusMemoIsEncodedAgainAtItsQuality() throws {
-        let (memo, file) = try addMemo(Self.clickTone(), format: .opus, title: "Click opus")
+        let (memo, file) = try addTitledMemo(Self.clickTone(), format: .opus, title: "Click opus")
         let size = try XCTUnwrap(try recorder.memoProperty(memo, MemoMember.size.name).uint64)
         _ = try recorder.callMemo(memo, "Trim", [.double(2.5), .double(7.5)])
         let reader = try SoundFileReader(path: file.path)
@@ -140,7 +129,7 @@ final class TrimAcceptanceTests: RecorderTestCase {
             guard (144_000..<312_000).contains(index) else { return 0 }
             return Int16((3277 * sin(2 * Double.pi * 440 * Double(index) / 48_000)).rounded())
         }
-        let (memo, file) = try addMemo(samples, format: .wav, title: "Quiet edges")
+        let (memo, file) = try addTitledMemo(samples, format: .wav, title: "Quiet edges")
         _ = try recorder.callMemo(memo, "TrimSilence")
         let trimmed = try self.samples(of: file)
         XCTAssertEqual(trimmed.count, 134_400 - 134_400 + 321_600 - 134_400, "3.5 s and 0.2 s either side")
@@ -153,7 +142,7 @@ final class TrimAcceptanceTests: RecorderTestCase {
     }
 
     func testRefusalsLeaveTheFileUntouched() throws {
-        let (memo, file) = try addMemo(Self.clickTone(), format: .wav, title: "Keep me")
+        let (memo, file) = try addTitledMemo(Self.clickTone(), format: .wav, title: "Keep me")
         let bytes = try Data(contentsOf: file)
         for (start, end) in [(5.0, 3.0), (2.0, 2.0), (-1.0, 3.0), (0.0, 10.5), (11.0, 12.0), (0.0, .nan)] {
             XCTAssertThrowsError(try recorder.callMemo(memo, "Trim", [.double(start), .double(end)])) { error in
@@ -163,7 +152,8 @@ final class TrimAcceptanceTests: RecorderTestCase {
         }
         XCTAssertEqual(try Data(contentsOf: file), bytes)
 
-        let (silent, silentFile) = try addMemo([Int16](repeating: 0, count: 48_000), format: .wav, title: "Nothing")
+        let (silent, silentFile) = try addTitledMemo(
+            [Int16](repeating: 0, count: 48_000), format: .wav, title: "Nothing")
         let silentBytes = try Data(contentsOf: silentFile)
         XCTAssertThrowsError(try recorder.callMemo(silent, "TrimSilence")) { error in
             XCTAssertEqual((error as? BusError)?.name.rawValue, ContractError.invalidArgument.name.rawValue)
