@@ -32,7 +32,7 @@ TEST_PACKAGES  := $(RUN_PACKAGES) systemd sox ffmpeg pipewire pipewire-bin pipew
                   flac opus-tools python3-dbusmock python3-gi gcc libc6-dev libglib2.0-bin gvfs \
                   gstreamer1.0-tools gstreamer1.0-plugins-good gstreamer1.0-pulseaudio \
                   sway waybar grim fonts-dejavu-core fontconfig gtk-update-icon-cache librsvg2-common passwd python3 \
-                  appstream bash-completion zsh fish debhelper dpkg-dev lintian
+                  appstream bash-completion zsh fish debhelper dpkg-dev lintian groff-base
 
 # The audio servers the integration suite runs on, one after the other. Setting
 # VOICEMEMO_TEST_SERVER (pulseaudio or pipewire) narrows it to that one.

@@ -9,7 +9,7 @@ public import VoiceMemoCore
 /// `Tuning` says what is set instead, and why.
 public final class VoicePreprocessor: VoiceChannelProcessor {
     /// What is set on top of speexdsp's defaults (measured on bursts of voice-like tones over
-    /// white noise, 48 kHz; see the README).
+    /// white noise, 48 kHz; see "A cleaner voice" in voicememod(1)).
     public enum Tuning {
         /// speexdsp works on 10 ms: with 20 ms frames its speech-probability estimate stays
         /// high for about 18 frames after a word, 360 ms, so short pauses count as speech and

@@ -6,7 +6,7 @@ import IntegrationSupport
 struct SampleContinuity {
     /// The most one capture cycle holds: a 20 ms fragment on PulseAudio (960 samples), a
     /// graph cycle on the fixture's PipeWire (1024), which pipewire-pulse can replay at the
-    /// start of a stream (see "On PipeWire" in the README).
+    /// start of a stream (see "PipeWire" in voicememod(1)).
     static let cycle = 1024
 
     /// The samples in the file.

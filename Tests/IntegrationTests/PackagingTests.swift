@@ -163,6 +163,50 @@ final class PackagingTests: IntegrationTestCase {
         XCTAssertEqual(try fixture.session.run("zsh", ["-n", path]).status, 0, "zsh parses it")
     }
 
+    // MARK: The manual
+
+    /// The words of a piece of a man page: commands, option names (`--format`) and values.
+    private static func words(_ text: some StringProtocol) -> Set<String> {
+        Set(String(text).matches(of: /(?:--)?[a-z][a-z-]*/).map { String($0.0) })
+    }
+
+    /// voicememo(1) has an entry under COMMANDS for each command of the CLI's own table, and
+    /// each entry names all of its command's options.
+    func testTheManPageDescribesEveryCommandWithItsOptions() throws {
+        let table = try commandTable()
+        let page = try String(contentsOfFile: Self.data("voicememo.1"), encoding: .utf8)
+            .replacing("\\-", with: "-").replacing(/\\f[BIRP]/, with: "")
+        let section = try XCTUnwrap(page.firstMatch(of: /\n\.SH COMMANDS\n([\s\S]*?)\n\.SH[ ]/), "COMMANDS").1
+        var described: [String: Set<String>] = [:]
+        for entry in section.split(separator: ".TP\n") {
+            let named = Self.words(entry.prefix { $0 != "\n" }).intersection(table.commands)
+            for command in named { described[command, default: []].formUnion(Self.words(entry)) }
+        }
+        XCTAssertEqual(Set(described.keys), table.commands, "an entry for each command")
+        for (command, options) in table.options {
+            let missing = options.subtracting(["--help"]).subtracting(described[command] ?? [])
+            XCTAssertEqual(missing, [], "options of \(command) that voicememo(1) does not name")
+        }
+    }
+
+    /// Both man pages render without a warning from groff at its strictest (`man --warnings`
+    /// and lintian read them so), and neither they nor the README name an issue: user
+    /// documentation says what is, and git log keeps how it came to be.
+    func testTheManPagesRenderWithoutWarningsAndTheDocumentationNamesNoIssue() throws {
+        for page in ["voicememo.1", "voicememod.1"] {
+            let output = try fixture.session.run("groff", ["-ww", "-man", "-z", Self.data(page)])
+            XCTAssertEqual(output.status, 0, "\(page): \(output)")
+            XCTAssertEqual(output.stderr, "", "groff -ww -man -z \(page)")
+        }
+        let documents = ["README.md", "data/voicememo.1", "data/voicememod.1"]
+        for document in documents {
+            let text = try String(
+                contentsOf: Self.repository.appendingPathComponent(document), encoding: .utf8)
+            let issues = text.matches(of: /(?i)\bissues?\s+#?\d+/).map { String($0.0) }
+            XCTAssertEqual(issues, [], "\(document) names an issue")
+        }
+    }
+
     // MARK: The Debian package
 
     /// What `dpkg -L` must list: the binaries, activation, the user unit, icons, metainfo,
