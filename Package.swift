@@ -42,11 +42,19 @@ let package = Package(
         // (libsndfile cannot edit Ogg, FLAC or MP3 tags) and files cut short by a crash repaired.
         .target(name: "AudioContainers"),
 
-        .executableTarget(
-            name: "voicememod",
+        // The daemon's services: the bus objects that serve the contract, MPRIS and the tray, and
+        // the file work behind them (the library, trimming, crash repair, caches), each given its
+        // collaborators, so that tests can build them; `voicememod` only wires them together.
+        .target(
+            name: "VoiceMemoService",
             dependencies: [
                 "VoiceMemoCore", "VoiceMemoRuntime", "VoiceMemoContract", "Bus", "PulseAudio", "SoundFile",
                 "Sonic", "SpeexDSP", "AudioContainers", "CMalloc",
+            ]),
+        .executableTarget(
+            name: "voicememod",
+            dependencies: [
+                "VoiceMemoService", "VoiceMemoCore", "VoiceMemoRuntime", "VoiceMemoContract", "Bus", "PulseAudio",
             ]),
         .executableTarget(
             name: "voicememo", dependencies: ["VoiceMemoCore", "VoiceMemoContract", "Bus"]),
@@ -55,6 +63,9 @@ let package = Package(
         .testTarget(name: "VoiceMemoContractTests", dependencies: ["VoiceMemoContract", "VoiceMemoCore", "Bus"]),
         .testTarget(
             name: "VoiceMemoRuntimeTests", dependencies: ["VoiceMemoCore", "VoiceMemoRuntime", "IntegrationSupport"]),
+        .testTarget(
+            name: "VoiceMemoServiceTests",
+            dependencies: ["VoiceMemoService", "VoiceMemoRuntime", "VoiceMemoCore", "Bus"]),
         .testTarget(name: "AudioContainersTests", dependencies: ["AudioContainers", "SoundFile", "VoiceMemoCore"]),
         // The private session fixture (bus, audio server, stimulus, daemon) shared by the
         // integration tests and the benchmark; Foundation only, no XCTest.

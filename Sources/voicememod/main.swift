@@ -4,6 +4,7 @@ import PulseAudio
 import VoiceMemoContract
 import VoiceMemoCore
 import VoiceMemoRuntime
+import VoiceMemoService
 
 #if canImport(Glibc)
     import Glibc

@@ -5,9 +5,9 @@ import VoiceMemoCore
 import VoiceMemoRuntime
 
 /// The names MPRIS 2.2 fixes for voicememo's media-player object.
-enum MediaPlayerNames {
+package enum MediaPlayerNames {
     /// Owned beside `org.example.VoiceMemo`; `playerctl -p voicememo` finds it by this suffix.
-    static let busName = BusName("org.mpris.MediaPlayer2.voicememo")
+    package static let busName = BusName("org.mpris.MediaPlayer2.voicememo")
     static let path = ObjectPath("/org/mpris/MediaPlayer2")
     static let rootInterface = InterfaceName("org.mpris.MediaPlayer2")
     static let playerInterface = InterfaceName("org.mpris.MediaPlayer2.Player")
@@ -28,7 +28,7 @@ enum MediaPlayerNames {
 /// recorder's saved `PlaybackRate`: 0.5 to 2, pitch kept.
 ///
 /// Lives on the daemon's queue with the player, the library and the bus connection.
-final class MediaPlayerService {
+package final class MediaPlayerService {
     private let player: MemoPlayer
     /// Keeps the playback rate with its other saved settings.
     private let recorder: Recorder
@@ -43,7 +43,7 @@ final class MediaPlayerService {
     /// Set while one track replaces another, so clients never see a passing "Stopped".
     private var isSwitchingTrack = false
 
-    init(player: MemoPlayer, recorder: Recorder, library: MemoLibraryService, server: BusObjectServer) {
+    package init(player: MemoPlayer, recorder: Recorder, library: MemoLibraryService, server: BusObjectServer) {
         self.player = player
         self.recorder = recorder
         self.library = library

@@ -5,8 +5,11 @@ import VoiceMemoCore
 
 /// Plays memos decoded by libsndfile on the PulseAudio (or pipewire-pulse) default output,
 /// faster or slower through libsonic.
-struct PulsePlaybackBackend: PlaybackBackend {
-    func openSource(path: String) throws(RecorderError) -> AudioFileSource {
+package struct PulsePlaybackBackend: PlaybackBackend {
+    /// A backend; it holds nothing until asked for a source or a stream.
+    package init() {}
+
+    package func openSource(path: String) throws(RecorderError) -> AudioFileSource {
         do {
             return DecodingSource(try SoundFileReader(path: path))
         } catch {
@@ -14,7 +17,7 @@ struct PulsePlaybackBackend: PlaybackBackend {
         }
     }
 
-    func openPlayback(sampleRate: UInt32, channels: UInt32) throws(RecorderError) -> AudioPlayback {
+    package func openPlayback(sampleRate: UInt32, channels: UInt32) throws(RecorderError) -> AudioPlayback {
         do {
             return try PlaybackStream(sampleRate: sampleRate, channels: channels)
         } catch {
@@ -22,7 +25,7 @@ struct PulsePlaybackBackend: PlaybackBackend {
         }
     }
 
-    func openSpeedChanger(sampleRate: UInt32, channels: UInt32) throws(RecorderError) -> SpeedChanger {
+    package func openSpeedChanger(sampleRate: UInt32, channels: UInt32) throws(RecorderError) -> SpeedChanger {
         try SonicSpeedChanger(sampleRate: sampleRate, channels: channels)
     }
 }

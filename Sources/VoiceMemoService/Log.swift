@@ -7,7 +7,7 @@
 /// systemd user unit hands to the journal. There each line starts with its syslog priority
 /// (`<3>`…`<7>`, sd-daemon(3)), so `journalctl -p warning` filters it; on a terminal the
 /// line is the same without it. Safe from any thread: a line is one unbuffered write.
-enum Log {
+package enum Log {
     /// How much a line matters; the raw value is its syslog priority.
     enum Level: Int32 {
         /// Something failed that the user will miss.
@@ -21,12 +21,12 @@ enum Log {
     }
 
     /// Whether debug lines are written (VOICEMEMO_DEBUG=1).
-    static let isDebugEnabled = getenv("VOICEMEMO_DEBUG").map { String(cString: $0) } == "1"
+    package static let isDebugEnabled = getenv("VOICEMEMO_DEBUG").map { String(cString: $0) } == "1"
 
-    static func error(_ message: String) { write(.error, message) }
-    static func warning(_ message: String) { write(.warning, message) }
-    static func info(_ message: String) { write(.info, message) }
-    static func debug(_ message: String) { write(.debug, message) }
+    package static func error(_ message: String) { write(.error, message) }
+    package static func warning(_ message: String) { write(.warning, message) }
+    package static func info(_ message: String) { write(.info, message) }
+    package static func debug(_ message: String) { write(.debug, message) }
 
     /// Writes one line at `level`.
     static func write(_ level: Level, _ message: String) {

@@ -10,7 +10,7 @@ import VoiceMemoRuntime
 /// Lives on the daemon's queue; the server monitor delivers its snapshots there.
 /// `@unchecked Sendable`: its state is touched only on `queue` (checked in `evaluate` and
 /// `serverChanged`), where the monitor and the grace timers call back.
-final class AudioRouteService: @unchecked Sendable {
+package final class AudioRouteService: @unchecked Sendable {
     /// How long the server gets to move a stream that follows the default before the
     /// stream is opened again on the new default (both servers move it within a few ms).
     private static let moveGrace: DispatchTimeInterval = .milliseconds(100)
@@ -28,7 +28,7 @@ final class AudioRouteService: @unchecked Sendable {
     private var isFallbackCheckScheduled = false
 
     /// Starts `monitor`, which delivers on `queue` (the daemon's), and follows the recorder.
-    init(recorder: Recorder, monitor: ServerMonitor, queue: DispatchQueue) {
+    package init(recorder: Recorder, monitor: ServerMonitor, queue: DispatchQueue) {
         self.recorder = recorder
         self.monitor = monitor
         self.queue = queue

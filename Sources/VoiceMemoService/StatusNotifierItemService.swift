@@ -19,7 +19,7 @@ import VoiceMemoRuntime
 /// one-second timer refreshes the tooltip's clock.
 ///
 /// Lives on the daemon's queue with the recorder and the bus connection.
-final class StatusNotifierItemService {
+package final class StatusNotifierItemService {
     static let path = ObjectPath("/StatusNotifierItem")
     static let interface = InterfaceName("org.kde.StatusNotifierItem")
     static let watcher = BusName("org.kde.StatusNotifierWatcher")
@@ -41,7 +41,7 @@ final class StatusNotifierItemService {
     /// The look last announced, so signals go out only for real changes.
     private var announced: TrayPresentation.Appearance?
 
-    init(
+    package init(
         recorder: Recorder, library: MemoLibraryService, server: BusObjectServer, queue: DispatchQueue,
         input: @escaping () -> String
     ) {
@@ -71,7 +71,7 @@ final class StatusNotifierItemService {
 
     /// Follows the watcher and shows the item if the settings say so. Call once, after the
     /// daemon's own name is owned.
-    func start() {
+    package func start() {
         try? server.connection.addMatch(.nameOwnerChanged(of: Self.watcher))
         try? server.connection.addMatch(
             .signals(interface: Self.watcherInterface, member: MemberName("StatusNotifierHostRegistered")))

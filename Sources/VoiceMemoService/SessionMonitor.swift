@@ -25,7 +25,7 @@ enum Login {
 /// Lives on the daemon's queue, like the recorder and the system bus connection; every
 /// method must be called there, and the entry points check it (`@unchecked Sendable` only
 /// so the recorder's `@Sendable` flush completion, delivered on that queue, may capture it).
-final class SessionMonitor: @unchecked Sendable {
+package final class SessionMonitor: @unchecked Sendable {
     private let connection: BusConnection
     private let recorder: Recorder
     private let queue: DispatchQueue
@@ -47,7 +47,7 @@ final class SessionMonitor: @unchecked Sendable {
     /// Connects to the system bus and starts watching logind, or returns `nil` (saying so in
     /// one log line) when there is no system bus; a missing logind is reported the same way
     /// once it fails to answer. Call from outside `queue`.
-    static func start(recorder: Recorder, queue: DispatchQueue) -> SessionMonitor? {
+    package static func start(recorder: Recorder, queue: DispatchQueue) -> SessionMonitor? {
         let connection: BusConnection
         do {
             connection = try BusConnection.system()

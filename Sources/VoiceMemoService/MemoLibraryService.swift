@@ -16,7 +16,7 @@ import VoiceMemoRuntime
 /// Lives on the daemon's queue with the recorder and the bus connection. `@unchecked
 /// Sendable`: its state is touched only on `queue`; the start-up load, read on a queue of
 /// its own, hands each step back there (checked in `apply`).
-final class MemoLibraryService: @unchecked Sendable {
+package final class MemoLibraryService: @unchecked Sendable {
     private let server: BusObjectServer
     private let files: MemoFiles
     /// Where Delete puts memos, so a mis-click can be undone from a file manager.
@@ -51,7 +51,7 @@ final class MemoLibraryService: @unchecked Sendable {
     /// How each memo's properties read.
     private let properties: MemoProperties
 
-    init(
+    package init(
         directory: String, trash: Trash, cachePath: String, peaks: MemoPeaksService?, recorder: Recorder,
         player: MemoPlayer, server: BusObjectServer, queue: DispatchQueue
     ) {
@@ -84,7 +84,7 @@ final class MemoLibraryService: @unchecked Sendable {
     ///
     /// `preparation` runs first, on the same queue: files it changes (a crash repair) are
     /// read once it is done.
-    func load(after preparation: @escaping @Sendable () -> Void = {}) {
+    package func load(after preparation: @escaping @Sendable () -> Void = {}) {
         dispatchPrecondition(condition: .onQueue(queue))
         let loading = LibraryLoading(files: files, cache: cache)
         isLoading = true
@@ -130,7 +130,7 @@ final class MemoLibraryService: @unchecked Sendable {
     /// Brings the bus in line with the directory: new files appear, changed ones update,
     /// vanished ones disappear, each announced. During the start-up load it waits for the
     /// load's end: before the load knows its files, a refresh would read them all here.
-    func refresh() {
+    package func refresh() {
         guard !isLoading else { return }
         guard fileWork.isEmpty else {
             isRefreshWaiting = true
@@ -523,7 +523,7 @@ final class MemoLibraryService: @unchecked Sendable {
     }
 
     /// Saves the cache now (at exit).
-    func saveCache() {
+    package func saveCache() {
         pendingCacheSave?.cancel()
         cache.save(catalog.memos.values)
     }

@@ -4,7 +4,7 @@ import SpeexDSP
 import VoiceMemoCore
 
 /// Records from the PulseAudio (or pipewire-pulse) server into libsndfile files.
-struct PulseRecordingBackend: RecordingBackend {
+package struct PulseRecordingBackend: RecordingBackend {
     /// The default input as the daemon's server monitor last saw it (the stream's real
     /// source, if another, shows in the monitor's next snapshot).
     var knownDefaultSource: @Sendable () -> String? = { nil }
@@ -14,7 +14,20 @@ struct PulseRecordingBackend: RecordingBackend {
     /// by their deliveries, which serve on either server, if less closely on PulseAudio).
     var knownCaptureTiming: @Sendable () -> CaptureTiming? = { nil }
 
-    func makeFileSink(path: String, request: RecordingRequest, tags: MemoTags) throws(RecorderError) -> AudioFileSink {
+    /// A backend that asks the server monitor's last snapshot before asking the server.
+    package init(
+        knownDefaultSource: @escaping @Sendable () -> String?,
+        knownDefaultOutput: @escaping @Sendable () -> OutputDevice?,
+        knownCaptureTiming: @escaping @Sendable () -> CaptureTiming?
+    ) {
+        self.knownDefaultSource = knownDefaultSource
+        self.knownDefaultOutput = knownDefaultOutput
+        self.knownCaptureTiming = knownCaptureTiming
+    }
+
+    package func makeFileSink(path: String, request: RecordingRequest, tags: MemoTags) throws(RecorderError)
+        -> AudioFileSink
+    {
         do {
             return try SoundFileWriter(path: path, request: request, tags: tags)
         } catch {
@@ -22,13 +35,13 @@ struct PulseRecordingBackend: RecordingBackend {
         }
     }
 
-    func makeVoiceProcessor(_ processing: VoiceProcessing, sampleRate: UInt32, framesPerRead: Int)
+    package func makeVoiceProcessor(_ processing: VoiceProcessing, sampleRate: UInt32, framesPerRead: Int)
         throws(RecorderError) -> VoiceChannelProcessor
     {
         try VoicePreprocessor(processing, sampleRate: sampleRate, framesPerRead: framesPerRead)
     }
 
-    func openCapture(request: RecordingRequest, framesPerRead: Int) throws(RecorderError) -> AudioCapture {
+    package func openCapture(request: RecordingRequest, framesPerRead: Int) throws(RecorderError) -> AudioCapture {
         do {
             return try CaptureStream(
                 source: request.source, sampleRate: request.sampleRate, channels: request.channels,
@@ -41,7 +54,7 @@ struct PulseRecordingBackend: RecordingBackend {
         }
     }
 
-    func openSystemAudio(request: RecordingRequest, framesPerRead: Int) throws(RecorderError) -> AudioCapture {
+    package func openSystemAudio(request: RecordingRequest, framesPerRead: Int) throws(RecorderError) -> AudioCapture {
         let output: OutputDevice?
         if let known = knownDefaultOutput() {
             output = known

@@ -14,7 +14,7 @@ import CMalloc
 /// By default glibc raises that threshold to the largest block freed so far: after the
 /// first listing of 10,000 memos (a 3.5 MB reply) the next ones stayed on the heap, 3 MiB
 /// of resident memory that never came back.
-func configureAllocator() {
+package func configureAllocator() {
     _ = mallopt(M_ARENA_MAX, 2)
     _ = mallopt(M_MMAP_THRESHOLD, 128 * 1024)
 }

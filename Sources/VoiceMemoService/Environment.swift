@@ -1,18 +1,18 @@
 import FoundationEssentials
 
 /// Where voicememo keeps things, per the XDG Base Directory specification.
-struct Locations {
+package struct Locations {
     /// `$XDG_DATA_HOME/voicememo`, default `~/.local/share/voicememo`.
-    let memoDirectory: String
+    package let memoDirectory: String
     /// `$XDG_DATA_HOME/Trash`, the home trash deleted memos go to (freedesktop Trash spec).
-    let trashDirectory: String
+    package let trashDirectory: String
     /// `$XDG_CONFIG_HOME/voicememo`, default `~/.config/voicememo`.
-    let configDirectory: String
+    package let configDirectory: String
     /// Where the library cache goes: `$XDG_RUNTIME_DIR/voicememo` (the daemon keeps to its
     /// memo, config and runtime directories), or `$XDG_CACHE_HOME/voicememo` without one.
-    let cacheDirectory: String
+    package let cacheDirectory: String
 
-    init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+    package init(environment: [String: String] = ProcessInfo.processInfo.environment) {
         let home =
             environment["HOME"].flatMap { $0.isEmpty ? nil : $0 }
             ?? FileManager.default.homeDirectoryForCurrentUser.path

@@ -15,11 +15,11 @@ import VoiceMemoCore
 /// while, so it runs on a serial queue of its own and the answer follows on the daemon's
 /// queue. Serial, and checking the cache again first: two calls for a memo not yet cached
 /// decode it once.
-final class MemoPeaksService: Sendable {
+package final class MemoPeaksService: Sendable {
     private let cache: PeakCache
     private let work = DispatchQueue(label: "voicememod.peaks")
     private let queue: DispatchQueue
-    init(cacheDirectory: String, queue: DispatchQueue) {
+    package init(cacheDirectory: String, queue: DispatchQueue) {
         cache = PeakCache(directory: cacheDirectory)
         self.queue = queue
     }

@@ -14,13 +14,13 @@ import VoiceMemoRuntime
 /// `@unchecked Sendable`: its state is touched only on the daemon's one serial queue (not
 /// `DispatchQueue.main`), the server's, where bus calls and the recorder's callbacks arrive
 /// (checked in `reportRecovered`, the one call posted there).
-final class RecorderService: @unchecked Sendable {
+package final class RecorderService: @unchecked Sendable {
     private let recorder: Recorder
     private let player: MemoPlayer
     private let library: MemoLibraryService
     private let server: BusObjectServer
 
-    init(recorder: Recorder, player: MemoPlayer, library: MemoLibraryService, server: BusObjectServer) {
+    package init(recorder: Recorder, player: MemoPlayer, library: MemoLibraryService, server: BusObjectServer) {
         self.recorder = recorder
         self.player = player
         self.library = library
@@ -250,7 +250,7 @@ final class RecorderService: @unchecked Sendable {
     }
 
     /// Announces a memo that a crash cut short and start-up repaired.
-    func reportRecovered(_ memo: MemoReference) {
+    package func reportRecovered(_ memo: MemoReference) {
         dispatchPrecondition(condition: .onQueue(server.queue))
         library.refresh(memo)
         emit(RecorderMember.recordingFinished, [.objectPath(Contract.memoPath(id: memo.id)), .boolean(false)])

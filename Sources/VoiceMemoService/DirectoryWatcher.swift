@@ -12,17 +12,17 @@ import VoiceMemoCore
 /// copy, a rename) are folded into one `onChange` call shortly after the last of them.
 /// `@unchecked Sendable`: its state is touched only on `queue` (checked in `start` and
 /// `drain`), where `onChange` is called.
-final class DirectoryWatcher: @unchecked Sendable {
+package final class DirectoryWatcher: @unchecked Sendable {
     private let descriptor: Int32
     private let source: DispatchSourceRead
     private let queue: DispatchQueue
     private var pending: DispatchWorkItem?
     private var watch: Int32 = -1
     private let path: String
-    var onChange: (() -> Void)?
+    package var onChange: (() -> Void)?
 
     /// Watches `path` (which may not exist yet: `start` retries when asked again).
-    init(path: String, queue: DispatchQueue) throws(RecorderError) {
+    package init(path: String, queue: DispatchQueue) throws(RecorderError) {
         descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard descriptor >= 0 else {
             throw .storage("cannot watch \(path): \(String(cString: strerror(errno)))")
@@ -40,7 +40,7 @@ final class DirectoryWatcher: @unchecked Sendable {
     }
 
     /// Starts watching if the directory exists now; harmless to call again.
-    func start() {
+    package func start() {
         dispatchPrecondition(condition: .onQueue(queue))
         guard watch < 0 else { return }
         let mask = IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF

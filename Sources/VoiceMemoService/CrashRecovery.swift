@@ -14,19 +14,19 @@ import VoiceMemoRuntime
 /// The journal is read before the name is owned, so a recording started meanwhile is not
 /// taken for a crashed one; the repair runs away from the bus (it decodes whole memos), and
 /// the journal is written only on the recorder's queue, as the recorder writes it.
-struct CrashRecovery: Sendable {
+package struct CrashRecovery: Sendable {
     let directory: MemoDirectory
     /// The files the journal listed as open when the daemon started.
     let leftOpen: [String]
 
-    init(directory: MemoDirectory) {
+    package init(directory: MemoDirectory) {
         self.directory = directory
         leftOpen = RecordingJournal(directory: directory.path).entries()
     }
 
     /// Repairs each memo left open; returns those kept (a file that never got any audio is
     /// removed, as a finished empty memo would be). Touches no journal.
-    func repair() -> [MemoReference] {
+    package func repair() -> [MemoReference] {
         var recovered: [MemoReference] = []
         for name in leftOpen {
             let memo = MemoReference(id: MemoNaming.memoID(forFileName: name), path: directory.path + "/" + name)
@@ -57,7 +57,7 @@ struct CrashRecovery: Sendable {
     }
 
     /// Takes the repaired files off the journal; on the recorder's queue.
-    func closeJournalEntries() {
+    package func closeJournalEntries() {
         let journal = RecordingJournal(directory: directory.path)
         for name in leftOpen { journal.remove(name) }
     }

@@ -15,7 +15,7 @@ import VoiceMemoRuntime
 /// file or the complete new one, never neither; at worst a temporary file is left, which
 /// the next start removes (`removeLeftovers(in:)`), or the trash holds the old version while
 /// the memo is still the old one too.
-struct MemoTrimming {
+package struct MemoTrimming {
     /// What to keep of the memo.
     enum Cut: Sendable {
         /// `Trim(start, end)`, in seconds.
@@ -97,7 +97,7 @@ struct MemoTrimming {
 
     /// Removes the temporary files a trim cut short by a crash left in `directory`; at
     /// start-up, before any trim can run.
-    static func removeLeftovers(in directory: String) {
+    package static func removeLeftovers(in directory: String) {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         for name in names where name.hasPrefix(".") && name.dropLast(6).hasSuffix(marker) {
             if unlink(directory + "/" + name) == 0 { Log.info("removed \(name), left by an interrupted trim") }

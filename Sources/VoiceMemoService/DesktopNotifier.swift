@@ -8,15 +8,20 @@ import VoiceMemoRuntime
 /// Fire and forget: the call wants no reply, so a missing notification server costs
 /// nothing and never delays the daemon (the bus drops the call, or starts an activatable
 /// server).
-struct DesktopNotifier {
+package struct DesktopNotifier {
     let connection: BusConnection
+
+    /// A notifier that calls the notification server over `connection`.
+    package init(connection: BusConnection) {
+        self.connection = connection
+    }
 
     static let service = BusName("org.freedesktop.Notifications")
     static let path = ObjectPath("/org/freedesktop/Notifications")
 
     /// Tells of every memo `recorder` finishes while the user's setting allows it. Call after
     /// the library follows the recorder: it knows the memo's title and length by then.
-    func follow(_ recorder: Recorder, library: MemoLibraryService) {
+    package func follow(_ recorder: Recorder, library: MemoLibraryService) {
         recorder.notifications.observe { [self, unowned recorder, unowned library] notification in
             guard case .finished(let memo, let successfully) = notification,
                 recorder.defaults.areNotificationsEnabled, let info = library.info(id: memo.id)
