@@ -20,7 +20,8 @@ enum Login {
 
 /// Interrupts the recording for system sleep and for session switches, as logind reports
 /// them on the system bus (issue 6), and holds a sleep *delay* inhibitor lock while a memo
-/// is open so the file can be flushed before the machine sleeps.
+/// is open so the file can be flushed before the machine sleeps. `SessionTracker` decides;
+/// this adapter turns logind's signals and replies into its events and does its effects.
 ///
 /// Lives on the daemon's queue, like the recorder and the system bus connection; every
 /// method must be called there, and the entry points check it (`@unchecked Sendable` only
@@ -29,20 +30,11 @@ package final class SessionMonitor: @unchecked Sendable {
     private let connection: BusConnection
     private let recorder: Recorder
     private let queue: DispatchQueue
-    /// Set once logind answered; nothing happens before.
-    private var isEnabled = false
-    /// Set when the system bus or logind turned out to be missing.
-    private var isOff = false
+    private var tracker = SessionTracker()
     /// The inhibitor lock, while held: closing it releases it.
     private var lock: UnixFileDescriptor?
-    private var isRequestingLock = false
-    /// Between `PrepareForSleep(true)` and `PrepareForSleep(false)`.
-    private var isPreparingForSleep = false
-    /// Between `PrepareForSleep(true)` and the open memo's file being on disk: the lock is kept.
-    private var isFlushingBeforeSleep = false
     /// Our logind session, once found.
     private var sessionPath: ObjectPath?
-    private var isSessionActive = true
 
     /// Connects to the system bus and starts watching logind, or returns `nil` (saying so in
     /// one log line) when there is no system bus; a missing logind is reported the same way
@@ -76,14 +68,31 @@ package final class SessionMonitor: @unchecked Sendable {
         self.queue = queue
     }
 
-    /// The recorder's state changed: the lock follows whether a memo is open.
-    private func recorderStateChanged() {
+    /// Hands `event` to the tracker and does what it says.
+    private func send(_ event: SessionEvent) {
         dispatchPrecondition(condition: .onQueue(queue))
-        updateLock()
-        // A recording started while another session has the seat waits for ours (the recorder
-        // acts on it once every listener has heard of this change).
-        if !isSessionActive, recorder.state == .recording {
-            recorder.beginInterruption(.sessionInactive, pausesCapture: true)
+        for effect in tracker.handle(event) {
+            switch effect {
+            case .takeLock:
+                requestLock()
+            case .releaseLock:
+                lock?.close()
+                lock = nil
+            case .pauseForSleep:
+                recorder.beginInterruption(
+                    .systemSleep, pausesCapture: true, shouldResume: recorder.defaults.resumeAfterSleep)
+            case .flushOpenMemo:
+                recorder.synchronizeOpenMemo { [self] in send(.fileSynced) }
+                // A capture thread stuck in a read must not hold up the sleep (logind waits 5 s at most).
+                queue.asyncAfter(deadline: .now() + 2) { [self] in send(.flushTimedOut) }
+            case .resumeAfterSleep:
+                recorder.endInterruption(.systemSleep, resume: recorder.defaults.resumeAfterSleep)
+            case .pauseForInactiveSession:
+                // The recorder acts on it once every listener has heard of the change that led here.
+                recorder.beginInterruption(.sessionInactive, pausesCapture: true)
+            case .resumeForActiveSession:
+                recorder.endInterruption(.sessionInactive)
+            }
         }
     }
 
@@ -91,9 +100,10 @@ package final class SessionMonitor: @unchecked Sendable {
 
     private func begin() {
         dispatchPrecondition(condition: .onQueue(queue))
+        send(.recorderStateChanged(recorder.state))
         recorder.notifications.observe { [weak self] notification in
-            guard case .changed(let properties) = notification, properties.contains(.state) else { return }
-            self?.recorderStateChanged()
+            guard case .changed(let properties) = notification, properties.contains(.state), let self else { return }
+            send(.recorderStateChanged(recorder.state))
         }
         connection.addSignalHandler { [weak self] signal in self?.handle(signal) }
         connection.call(
@@ -101,9 +111,8 @@ package final class SessionMonitor: @unchecked Sendable {
             timeout: .seconds(5)
         ) { [self] result in
             if case .failure(let error) = result { return turnOff("logind does not answer (\(error.message))") }
-            guard !isOff else { return }
-            isEnabled = true
-            updateLock()
+            guard tracker.logind == .waiting else { return }
+            send(.logindAnswered)
             findSession()
         }
     }
@@ -135,17 +144,14 @@ package final class SessionMonitor: @unchecked Sendable {
                 return Log.warning(
                     "logind session \(sessionPath.rawValue) has no Active state; session switches are not noticed")
             }
-            sessionActiveChanged(active)
+            send(.sessionActiveChanged(active))
         }
     }
 
     private func turnOff(_ reason: String) {
         dispatchPrecondition(condition: .onQueue(queue))
-        guard !isOff else { return }
-        isOff = true
-        isEnabled = false
-        lock?.close()
-        lock = nil
+        guard tracker.logind != .off else { return }
+        send(.logindMissing)
         Log.warning("\(reason); sleep and session handling is off")
     }
 
@@ -153,15 +159,17 @@ package final class SessionMonitor: @unchecked Sendable {
 
     private func handle(_ signal: BusSignal) {
         dispatchPrecondition(condition: .onQueue(queue))
-        guard isEnabled else { return }
+        guard tracker.isFollowingLogind else { return }
         switch (signal.interface, signal.member.rawValue) {
         case (Login.manager, "PrepareForSleep"):
+            // Before sleep: pause, get the file onto disk, then let the machine go. After: take
+            // the lock again and go on recording (or stay paused, per `resumeAfterSleep`).
             guard let sleeping = signal.arguments.first?.boolean else { return }
-            prepareForSleep(sleeping)
+            send(sleeping ? .sleepAnnounced(isMemoOpen: recorder.currentMemo != nil) : .wokeUp)
         case (Login.properties, "PropertiesChanged"):
             guard signal.path == sessionPath, signal.arguments.count == 3 else { return }
             if let active = signal.arguments[1].stringDictionary?["Active"]?.boolean {
-                sessionActiveChanged(active)
+                send(.sessionActiveChanged(active))
             } else if case .array(_, let invalidated) = signal.arguments[2], invalidated.contains(.string("Active")) {
                 readSessionActive()
             }
@@ -170,59 +178,9 @@ package final class SessionMonitor: @unchecked Sendable {
         }
     }
 
-    /// Before sleep: pause, get the file onto disk, then let the machine go. After: take
-    /// the lock again and go on recording (or stay paused, per `resumeAfterSleep`).
-    private func prepareForSleep(_ sleeping: Bool) {
-        guard sleeping != isPreparingForSleep else { return }
-        isPreparingForSleep = sleeping
-        guard sleeping else {
-            isFlushingBeforeSleep = false
-            updateLock()
-            recorder.endInterruption(.systemSleep, resume: recorder.defaults.resumeAfterSleep)
-            return
-        }
-        isFlushingBeforeSleep = recorder.currentMemo != nil
-        recorder.beginInterruption(.systemSleep, pausesCapture: true, shouldResume: recorder.defaults.resumeAfterSleep)
-        recorder.synchronizeOpenMemo { [self] in finishFlushing() }
-        // A capture thread stuck in a read must not hold up the sleep (logind waits 5 s at most).
-        queue.asyncAfter(deadline: .now() + 2) { [self] in finishFlushing() }
-    }
-
-    private func finishFlushing() {
-        guard isFlushingBeforeSleep else { return }
-        isFlushingBeforeSleep = false
-        updateLock()
-    }
-
-    private func sessionActiveChanged(_ active: Bool) {
-        isSessionActive = active
-        if active {
-            recorder.endInterruption(.sessionInactive)
-        } else {
-            recorder.beginInterruption(.sessionInactive, pausesCapture: true)
-        }
-    }
-
     // MARK: The inhibitor lock
 
-    /// Whether the lock should be held now: a memo is open and sleep is not under way
-    /// (or its flush is not done yet).
-    private var wantsLock: Bool {
-        return isEnabled && recorder.state.hasOpenMemo && (!isPreparingForSleep || isFlushingBeforeSleep)
-    }
-
-    /// Takes or releases the lock to match `wantsLock`.
-    private func updateLock() {
-        if !wantsLock {
-            lock?.close()
-            lock = nil
-        } else if lock == nil, !isRequestingLock {
-            requestLock()
-        }
-    }
-
     private func requestLock() {
-        isRequestingLock = true
         let arguments: [BusValue] = [
             .string("sleep"), .string("voicememo"), .string("Finishing the open voice memo before sleep"),
             .string("delay"),
@@ -231,18 +189,19 @@ package final class SessionMonitor: @unchecked Sendable {
             destination: Login.busName, path: Login.path, interface: Login.manager,
             member: MemberName("Inhibit"), arguments: arguments, timeout: .seconds(5)
         ) { [self] result in
-            isRequestingLock = false
             switch result {
             case .success(let reply):
                 guard let file = reply.first?.unixFileDescriptor else {
+                    send(.lockRefused)
                     return Log.warning("logind's Inhibit returned no file descriptor; sleep will not wait for the memo")
                 }
-                if wantsLock, lock == nil { lock = file } else { file.close() }
+                lock = file  // held, unless the tracker says to release it at once
+                send(.lockGranted)
             case .failure(let error):
-                guard !isOff else { return }
-                return Log.warning("cannot delay sleep for the open memo: \(error.message)")
+                send(.lockRefused)
+                guard tracker.logind != .off else { return }
+                Log.warning("cannot delay sleep for the open memo: \(error.message)")
             }
-            updateLock()  // the recording may have ended while the call was out
         }
     }
 }
