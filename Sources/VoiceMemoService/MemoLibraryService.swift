@@ -11,7 +11,9 @@ import VoiceMemoRuntime
 #endif
 
 /// The memo objects under `/org/example/VoiceMemo/Memo/` and the ObjectManager that lists
-/// them: the memo directory is the truth, this keeps the bus in step with it.
+/// them: the memo directory is the truth, this keeps the bus in step with it. When file
+/// work and refreshes may run is `LibraryWorkSchedule`'s to say, when the cache is written
+/// `LibraryCacheSaving`'s, and whether a memo may play `MemoPlayGate`'s.
 ///
 /// Lives on the daemon's queue with the recorder and the bus connection. `@unchecked
 /// Sendable`: its state is touched only on `queue`; the start-up load, read on a queue of
@@ -24,26 +26,24 @@ package final class MemoLibraryService: @unchecked Sendable {
     /// Cuts memos, putting the old version in the same trash.
     private let trimming: MemoTrimming
     private let cache: LibraryCache
-    /// The player every memo's Play goes to.
+    /// Writes `cache` a moment after the last change, with the memos known by then.
+    private lazy var cacheSaving = LibraryCacheSaving(cache: cache, queue: queue) { [unowned self] in catalog.memos }
+    /// The player every memo's Play goes to, through `playGate`.
     private let player: MemoPlayer
-    /// Its open files are not memos yet, and playing is refused while it records.
+    private let playGate: MemoPlayGate
+    /// Its open files are not memos yet.
     private let recorder: Recorder
     private var catalog = MemoCatalog()
-    private var pendingCacheSave: DispatchWorkItem?
     private let queue: DispatchQueue
     /// Where the library is read at start-up, away from the bus.
     private let loadingQueue = DispatchQueue(label: "voicememod.library", qos: .utility)
     /// Files the start-up load has still to deliver.
     private var filesBeingLoaded: Set<String> = []
-    /// Whether the start-up load runs; a refresh waits for its end, which refreshes.
-    private var isLoading = false
     /// Where memo files are rewritten (a new title copies the whole file), away from the bus.
     private let fileQueue = DispatchQueue(label: "voicememod.files", qos: .userInitiated)
-    /// Memos whose file is being rewritten, each with the operations waiting for it: a
-    /// rename or delete of one memo runs after the one before it has finished.
-    private var fileWork: [String: [() -> Void]] = [:]
-    /// Whether a refresh waits for the file work to end (a file half renamed is no change).
-    private var isRefreshWaiting = false
+    /// When file work and refreshes run: a rename or delete of one memo runs after the one
+    /// before it has finished; refreshes wait for file work and for the start-up load.
+    private var schedule = LibraryWorkSchedule<() -> Void>()
     /// Told on the queue after memos were added, removed, renamed or changed.
     let changed = Observers<Void>()
     /// Answers each memo's Peaks, from its own cache (not the library cache).
@@ -64,6 +64,7 @@ package final class MemoLibraryService: @unchecked Sendable {
         self.peaks = peaks
         self.recorder = recorder
         self.player = player
+        self.playGate = MemoPlayGate(recorder: recorder, player: player)
         self.queue = queue
         exportMemos()
         // Before anyone else hears of it, so a finished memo is on the bus when they do.
@@ -87,7 +88,7 @@ package final class MemoLibraryService: @unchecked Sendable {
     package func load(after preparation: @escaping @Sendable () -> Void = {}) {
         dispatchPrecondition(condition: .onQueue(queue))
         let loading = LibraryLoading(files: files, cache: cache)
-        isLoading = true
+        schedule.loadStarted()
         // The service lives as long as the daemon; the load holds it until done.
         loadingQueue.async { [queue] in
             preparation()
@@ -115,7 +116,7 @@ package final class MemoLibraryService: @unchecked Sendable {
             filesBeingLoaded.subtract(settled)
         case .finished(let summary):
             filesBeingLoaded = []
-            isLoading = false
+            schedule.loadFinished()
             Log.info("library: \(summary)")
             // What changed while the library was read (a memo recorded, a file copied in).
             refresh()
@@ -131,11 +132,7 @@ package final class MemoLibraryService: @unchecked Sendable {
     /// vanished ones disappear, each announced. During the start-up load it waits for the
     /// load's end: before the load knows its files, a refresh would read them all here.
     package func refresh() {
-        guard !isLoading else { return }
-        guard fileWork.isEmpty else {
-            isRefreshWaiting = true
-            return
-        }
+        guard schedule.mayRefresh() else { return }
         let changes = catalog.changes(for: files.listing(), ignoring: recorder.filesInProgress)
         for id in changes.removed { removeMemo(id: id) }
         for status in changes.toRead { read(status) }
@@ -332,10 +329,7 @@ package final class MemoLibraryService: @unchecked Sendable {
     /// Plays memo `id` (held at its start if `paused`); refused while recording.
     func play(id: String, paused: Bool = false) throws(RecorderError) {
         _ = try memo(id)
-        guard !recorder.isRecording else {
-            throw .busy("a memo is being recorded; Stop it before playing another")
-        }
-        try player.play(reference(id: id)!, paused: paused)
+        try playGate.play(reference(id: id)!, paused: paused)
     }
 
     /// `Peaks`: `count` values, answered later (a memo not yet cached is decoded off the queue).
@@ -371,7 +365,7 @@ package final class MemoLibraryService: @unchecked Sendable {
                 return completion(
                     .failure(.invalidArgument("another memo is already named '\(newName)'; choose another title")))
             }
-            fileWork[id] = []
+            schedule.startWork(on: id)
             let container = before.format.tagContainer
             let reply = QueueBound(completion, to: queue)
             fileQueue.async { [queue] in
@@ -399,7 +393,7 @@ package final class MemoLibraryService: @unchecked Sendable {
                 return completion(.failure(error))
             }
             if player.playing?.id == id { player.stop() }
-            fileWork[id] = []
+            schedule.startWork(on: id)
             let reply = QueueBound(completion, to: queue)
             fileQueue.async { [queue, trimming] in
                 let result = Result { () throws(RecorderError) in try trimming.trim(fileAt: path, cut) }
@@ -455,28 +449,15 @@ package final class MemoLibraryService: @unchecked Sendable {
 
     /// Runs `operation` now, or once the file work under way on memo `id` has ended.
     private func afterFileWork(on id: String, _ operation: @escaping () -> Void) {
-        if fileWork[id] != nil {
-            fileWork[id]!.append(operation)
-        } else {
-            operation()
-        }
+        schedule.submit(operation, on: id)?()
     }
 
     /// Runs the operations that waited for memo `id`, in order, until one starts file work
     /// of its own (the rest then wait for that); then a refresh that waited for all.
     private func endFileWork(on id: String) {
-        var waiting = fileWork.removeValue(forKey: id) ?? []
-        while !waiting.isEmpty {
-            waiting.removeFirst()()
-            if fileWork[id] != nil {
-                fileWork[id]!.append(contentsOf: waiting)
-                return
-            }
-        }
-        if fileWork.isEmpty, isRefreshWaiting {
-            isRefreshWaiting = false
-            refresh()
-        }
+        schedule.finishWork(on: id)
+        while let operation = schedule.nextJob(on: id) { operation() }
+        if schedule.takeWaitingRefresh() { refresh() }
     }
 
     /// Moves the memo's file to the trash (or removes it for good), then stops its playback
@@ -511,20 +492,11 @@ package final class MemoLibraryService: @unchecked Sendable {
 
     /// Writes the cache a moment after the last change, not on every one.
     private func scheduleCacheSave() {
-        pendingCacheSave?.cancel()
-        let work = DispatchWorkItem { [weak self] in
-            guard let self else { return }
-            cache.save(catalog.memos.values)
-            // The last step of a burst of library work.
-            returnFreedMemory()
-        }
-        pendingCacheSave = work
-        queue.asyncAfter(deadline: .now() + .seconds(1), execute: work)
+        cacheSaving.schedule()
     }
 
     /// Saves the cache now (at exit).
     package func saveCache() {
-        pendingCacheSave?.cancel()
-        cache.save(catalog.memos.values)
+        cacheSaving.saveNow()
     }
 }
