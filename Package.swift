@@ -65,7 +65,7 @@ let package = Package(
             name: "VoiceMemoRuntimeTests", dependencies: ["VoiceMemoCore", "VoiceMemoRuntime", "IntegrationSupport"]),
         .testTarget(
             name: "VoiceMemoServiceTests",
-            dependencies: ["VoiceMemoService", "VoiceMemoRuntime", "VoiceMemoCore", "Bus"]),
+            dependencies: ["VoiceMemoService", "VoiceMemoContract", "VoiceMemoRuntime", "VoiceMemoCore", "Bus"]),
         .testTarget(name: "AudioContainersTests", dependencies: ["AudioContainers", "SoundFile", "VoiceMemoCore"]),
         // The private session fixture (bus, audio server, stimulus, daemon) shared by the
         // integration tests and the benchmark; Foundation only, no XCTest.

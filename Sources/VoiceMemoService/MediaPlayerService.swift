@@ -145,12 +145,12 @@ package final class MediaPlayerService {
                 },
             ],
             properties: [
-                BusProperty("PlaybackStatus", "s") { [weak self] in .string(self?.playbackStatus ?? "Stopped") },
+                BusProperty("PlaybackStatus", "s") { [weak self] in .string(self?.view.playbackStatus ?? "Stopped") },
                 // The recorder's PlaybackRate; 0 means pause, per MPRIS, and leaves it as it is.
                 BusProperty(
                     "Rate", "d", access: .readWrite, get: { [recorder] in .double(recorder.defaults.playbackRate) },
                     set: { [weak self] value throws(BusError) in try self?.setRate(value.double ?? .nan) }),
-                BusProperty("Metadata", "a{sv}") { [weak self] in self?.metadata ?? .stringDictionary([:]) },
+                BusProperty("Metadata", "a{sv}") { [weak self] in self?.view.metadata ?? .stringDictionary([:]) },
                 // Playback goes out at full scale; the desktop's mixer sets the level.
                 BusProperty("Volume", "d", access: .readWrite, get: { .double(1) }, set: { _ throws(BusError) in }),
                 BusProperty("Position", "x", changeSignal: .none) { [player] in
@@ -162,11 +162,11 @@ package final class MediaPlayerService {
                 BusProperty("MaximumRate", "d", changeSignal: .constant) {
                     .double(Validation.playbackRates.upperBound)
                 },
-                BusProperty("CanGoNext", "b") { [weak self] in .boolean(self?.neighbour(forward: true) != nil) },
-                BusProperty("CanGoPrevious", "b") { [weak self] in .boolean(self?.neighbour(forward: false) != nil) },
-                BusProperty("CanPlay", "b") { [weak self] in .boolean(self?.trackToPlay != nil) },
-                BusProperty("CanPause", "b") { [weak self] in .boolean(self?.currentTrack != nil) },
-                BusProperty("CanSeek", "b") { [weak self] in .boolean(self?.currentTrack != nil) },
+                BusProperty("CanGoNext", "b") { [weak self] in .boolean(self?.view.canGoNext ?? false) },
+                BusProperty("CanGoPrevious", "b") { [weak self] in .boolean(self?.view.canGoPrevious ?? false) },
+                BusProperty("CanPlay", "b") { [weak self] in .boolean(self?.view.canPlay ?? false) },
+                BusProperty("CanPause", "b") { [weak self] in .boolean(self?.view.canPause ?? false) },
+                BusProperty("CanSeek", "b") { [weak self] in .boolean(self?.view.canSeek ?? false) },
                 BusProperty("CanControl", "b", changeSignal: .none) { .boolean(true) },
             ],
             signals: [BusSignalSpec("Seeked", [BusArgument("Position", "x")])])
@@ -181,44 +181,20 @@ package final class MediaPlayerService {
         return ids
     }
 
-    /// The memo the player has, else the one last selected if it still exists.
-    private var currentTrack: MemoInfo? {
-        (player.playing?.id ?? selected).flatMap(library.info(id:))
+    /// What the object shows now (`MediaPlayerView`).
+    private var view: MediaPlayerView {
+        let playback: MediaPlayerView.Playback =
+            player.playing.map { player.isPaused ? .paused(id: $0.id) : .playing(id: $0.id) } ?? .stopped
+        return MediaPlayerView(
+            playback: playback, selected: selected, idsNewestFirst: ids, info: library.info(id:),
+            path: { [library] in library.reference(id: $0)?.path })
     }
 
-    /// What Play starts when stopped: the current track, else the newest memo.
-    private var trackToPlay: String? {
-        currentTrack?.id ?? MediaTransport.defaultTrack(newestFirst: ids)
-    }
+    private var currentTrack: MemoInfo? { view.currentTrack }
 
-    private var playbackStatus: String {
-        player.playing == nil ? "Stopped" : player.isPaused ? "Paused" : "Playing"
-    }
+    private var trackToPlay: String? { view.trackToPlay }
 
-    private func neighbour(forward: Bool) -> String? {
-        guard let current = currentTrack?.id else { return nil }
-        return forward
-            ? MediaTransport.next(after: current, newestFirst: ids)
-            : MediaTransport.previous(before: current, newestFirst: ids)
-    }
-
-    private var metadata: BusValue {
-        guard let memo = currentTrack, let file = library.reference(id: memo.id)?.path else {
-            return .stringDictionary(["mpris:trackid": .objectPath(MediaPlayerNames.noTrack)])
-        }
-        return .stringDictionary([
-            "mpris:trackid": .objectPath(Contract.memoPath(id: memo.id)),
-            "mpris:length": .int64(MediaTransport.microseconds(memo.duration)),
-            "xesam:title": .string(memo.title.isEmpty ? Self.untitledName(memo.fileName) : memo.title),
-            "xesam:url": .string(MediaTransport.fileURL(path: file)),
-        ])
-    }
-
-    /// A memo without a title is shown by its file name, without the extension.
-    private static func untitledName(_ fileName: String) -> String {
-        guard let dot = fileName.lastIndex(of: "."), dot != fileName.startIndex else { return fileName }
-        return String(fileName[..<dot])
-    }
+    private func neighbour(forward: Bool) -> String? { view.neighbour(forward: forward) }
 
     // MARK: Transport
 

@@ -11,30 +11,36 @@ import VoiceMemoCore
 /// each real change bumps the revision and emits `LayoutUpdated`. Nothing runs on a timer.
 ///
 /// Lives on the daemon's queue with the recorder and the bus connection.
-final class TrayMenuService {
+package final class TrayMenuService {
     static let path = ObjectPath("/MenuBar")
     static let interface = InterfaceName("com.canonical.dbusmenu")
 
     /// What a menu item does when clicked.
-    enum Command: Equatable {
+    package enum Command: Equatable {
         case recorder(TrayPresentation.Action)
         case play(memoID: String)
         case openFolder
     }
 
     /// One row of the menu: its id, its dbusmenu properties and what a click does.
-    struct Item: Equatable {
-        var id: Int32
-        var properties: [String: BusValue]
-        var command: Command?
+    package struct Item: Equatable {
+        package var id: Int32
+        package var properties: [String: BusValue]
+        package var command: Command?
     }
 
     /// What the menu is built from; supplied by the tray item.
-    struct Content {
-        var state: RecorderState
-        var input: String
+    package struct Content {
+        package var state: RecorderState
+        package var input: String
         /// The newest memos, at most five: id and label.
-        var recentMemos: [(id: String, label: String)]
+        package var recentMemos: [(id: String, label: String)]
+
+        package init(state: RecorderState, input: String, recentMemos: [(id: String, label: String)]) {
+            self.state = state
+            self.input = input
+            self.recentMemos = recentMemos
+        }
     }
 
     private let server: BusObjectServer
@@ -103,7 +109,8 @@ final class TrayMenuService {
         return method.name.rawValue
     }
 
-    static func items(for content: Content) -> [Item] {
+    /// The menu's rows for `content`, in order.
+    package static func items(for content: Content) -> [Item] {
         func label(_ text: String, enabled: Bool = true) -> [String: BusValue] {
             ["label": .string(text), "enabled": .boolean(enabled)]
         }

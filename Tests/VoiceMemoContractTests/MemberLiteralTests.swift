@@ -12,7 +12,7 @@ struct MemberLiteralTests {
     private static let otherInterfaces: Set<[String]> = [
         // org.mpris.MediaPlayer2.Player's methods and PlaybackStatus values.
         ["MediaPlayerService.swift", "Play"], ["MediaPlayerService.swift", "Pause"],
-        ["MediaPlayerService.swift", "Stop"], ["MediaPlayerService.swift", "Playing"],
+        ["MediaPlayerService.swift", "Stop"], ["MediaPlayerView.swift", "Playing"],
         // org.kde.StatusNotifierItem's properties.
         ["StatusNotifierItemService.swift", "Id"], ["StatusNotifierItemService.swift", "Title"],
     ]
