@@ -18,7 +18,7 @@ final class AtomicFileReplacement {
     ///
     /// A symbolic link is followed, so the file it points to is replaced and the link stays.
     init(replacing original: InputFile) throws(TagEditError) {
-        let path = Self.resolvingLinks(original.path)
+        let path = DurableRename.resolvingLinks(original.path)
         self.path = path
         let slash = path.lastIndex(of: "/")
         let directory = slash.map { String(path[...$0]) } ?? ""
@@ -59,7 +59,8 @@ final class AtomicFileReplacement {
         guard status == 0 else { throw failure("cannot close the new file") }
         guard rename(temporaryPath, path) == 0 else { throw failure("cannot move the new file over the original") }
         isFinished = true
-        syncDirectory()
+        // Makes the rename itself durable; a failure here leaves a complete file either way.
+        DurableRename.syncDirectory(of: path)
     }
 
     /// Deletes the new file, leaving the original as it was; does nothing after `commit()`.
@@ -80,23 +81,6 @@ final class AtomicFileReplacement {
             done += written
         }
         buffer.removeAll(keepingCapacity: true)
-    }
-
-    /// Makes the rename itself durable; a failure here leaves a complete file either way.
-    private func syncDirectory() {
-        let slash = path.lastIndex(of: "/")
-        let directory = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
-        let directoryDescriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard directoryDescriptor >= 0 else { return }
-        fsync(directoryDescriptor)
-        close(directoryDescriptor)
-    }
-
-    /// `path` with symbolic links resolved, or unchanged if that fails (then it is used as given).
-    private static func resolvingLinks(_ path: String) -> String {
-        guard let resolved = realpath(path, nil) else { return path }
-        defer { free(resolved) }
-        return String(cString: resolved)
     }
 
     private func failure(_ what: String) -> TagEditError {

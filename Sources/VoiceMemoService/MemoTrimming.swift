@@ -1,3 +1,4 @@
+import AudioContainers
 import FoundationEssentials
 import SoundFile
 import VoiceMemoCore
@@ -32,7 +33,8 @@ package struct MemoTrimming {
 
     /// Cuts the memo at `path`; false when there was nothing to cut (the file is untouched).
     func trim(fileAt path: String, _ cut: Cut) throws(RecorderError) -> Bool {
-        let path = Self.resolvingLinks(path)
+        // The file a symbolic link points to is trimmed, and the link stays.
+        let path = DurableRename.resolvingLinks(path)
         let reader: SoundFileReader
         do {
             reader = try SoundFileReader(path: path)
@@ -64,7 +66,7 @@ package struct MemoTrimming {
             throw .storage("cannot replace \(path) with its trimmed version: \(reason); the memo is unchanged")
         }
         isPlaced = true
-        Self.syncDirectory(of: path)
+        DurableRename.syncDirectory(of: path)
         return true
     }
 
@@ -115,22 +117,6 @@ package struct MemoTrimming {
         }
         close(descriptor)
         return template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-    }
-
-    /// Makes the rename durable.
-    private static func syncDirectory(of path: String) {
-        let directory = String(path[..<path.lastIndex(of: "/")!])
-        let descriptor = open(directory.isEmpty ? "/" : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard descriptor >= 0 else { return }
-        fsync(descriptor)
-        close(descriptor)
-    }
-
-    /// The file a symbolic link points to is trimmed, and the link stays.
-    private static func resolvingLinks(_ path: String) -> String {
-        guard let resolved = realpath(path, nil) else { return path }
-        defer { free(resolved) }
-        return String(cString: resolved)
     }
 
     private static func systemError() -> String { String(cString: strerror(errno)) }
