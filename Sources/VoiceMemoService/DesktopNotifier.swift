@@ -19,8 +19,8 @@ package struct DesktopNotifier {
     static let service = BusName("org.freedesktop.Notifications")
     static let path = ObjectPath("/org/freedesktop/Notifications")
 
-    /// Tells of every memo `recorder` finishes while the user's setting allows it. Call after
-    /// the library follows the recorder: it knows the memo's title and length by then.
+    /// Tells of every memo `recorder` finishes while the user's setting allows it. The
+    /// library follows the recorder from its init, so by then it knows the memo's title and length.
     package func follow(_ recorder: Recorder, library: MemoLibraryService) {
         recorder.notifications.observe { [self, unowned recorder, unowned library] notification in
             guard case .finished(let memo, let successfully) = notification,

@@ -67,7 +67,8 @@ package final class MemoLibraryService: @unchecked Sendable {
         self.playGate = MemoPlayGate(recorder: recorder, player: player)
         self.queue = queue
         exportMemos()
-        // Before anyone else hears of it, so a finished memo is on the bus when they do.
+        // Here, in the library's init: each part that reads a finished memo from the library
+        // takes the library, so it is made after it and hears of the memo after it has read it.
         recorder.notifications.observe { [weak self, unowned recorder] notification in
             switch notification {
             case .finished(let memo, _): self?.refresh(memo)
