@@ -199,7 +199,7 @@ final class DesktopIntegrationTests: IntegrationTestCase {
         return try titles.map { title in
             let memo = try recorder.recordWithOptions(
                 ["format": .string("wav"), "title": .string(title), "duration": .double(seconds)])
-            try recorder.waitForSignal("RecordingFinished", timeout: .seconds(seconds + 5)) {
+            try recorder.waitForSignal(RecorderMember.recordingFinished, timeout: .seconds(seconds + 5)) {
                 $0.arguments.first?.objectPath == memo
             }
             return memo
@@ -300,7 +300,7 @@ final class DesktopIntegrationTests: IntegrationTestCase {
         XCTAssertEqual(try playerctl("stop").status, 0)
         try signals.waitForStatus("Stopped")
         XCTAssertEqual(try playerctlValue("status"), "Stopped")
-        XCTAssertEqual(try VoiceMemoProxy(session: session).property("Playing").objectPath, .root)
+        XCTAssertEqual(try VoiceMemoProxy(session: session).property(RecorderMember.playing).objectPath, .root)
         XCTAssertEqual(try playerctlValue("metadata", "xesam:title"), "Newest memo", "Stop keeps the current track")
         XCTAssertEqual(Array(signals.statuses.suffix(4)), ["Playing", "Paused", "Playing", "Stopped"])
 
@@ -385,7 +385,7 @@ final class DesktopIntegrationTests: IntegrationTestCase {
 
         let recorder = try VoiceMemoProxy(session: session)
         try waitUntil("a second is recorded", timeout: .seconds(5), pollingEvery: .milliseconds(50)) {
-            try XCTUnwrap(recorder.property("CurrentTime").double) >= 1
+            try XCTUnwrap(recorder.property(RecorderMember.currentTime).double) >= 1
         }
         let stoppedAt = clock.now
         let stop = try fixture.voicememo(["toggle"])
@@ -457,15 +457,15 @@ final class DesktopIntegrationTests: IntegrationTestCase {
 
         try waitUntil("the module prints its first line", timeout: .seconds(5)) { !lines(of: output).isEmpty }
         let recorder = try VoiceMemoProxy(session: session)
-        try recorder.call("Record")
+        try recorder.call(RecorderMember.record)
         try waitUntil("a recording line appears", timeout: .seconds(5)) {
             lines(of: output).contains { $0.contains("\"class\":\"recording\"") }
         }
-        try recorder.call("Pause")
+        try recorder.call(RecorderMember.pause)
         try waitUntil("a paused line appears", timeout: .seconds(5)) {
             lines(of: output).contains { $0.contains("\"class\":\"paused\"") }
         }
-        try recorder.call("Stop")
+        try recorder.call(RecorderMember.stop)
         try waitUntil("an idle line follows", timeout: .seconds(5)) {
             lines(of: output).last?.contains("\"class\":\"idle\"") == true
         }
@@ -492,16 +492,16 @@ final class DesktopIntegrationTests: IntegrationTestCase {
         let (watch, output) = try launchPanelCommand(String(exec.dropFirst("exec = ".count)), name: "polybar-exec")
         defer { terminatePanelCommand(watch) }
         try waitUntil("the module prints ○ while idle", timeout: .seconds(5)) { lines(of: output).first == "○" }
-        try VoiceMemoProxy(session: session).call("Record")
+        try VoiceMemoProxy(session: session).call(RecorderMember.record)
         // In polybar's colour tags: red while recording, amber paused (issue 16).
         try waitUntil("the module prints the recording time in red", timeout: .seconds(5)) {
             lines(of: output).last?.hasPrefix("%{F#e01b24}● 00:00:") == true
         }
-        try VoiceMemoProxy(session: session).call("Pause")
+        try VoiceMemoProxy(session: session).call(RecorderMember.pause)
         try waitUntil("the module prints the paused time in amber", timeout: .seconds(5)) {
             lines(of: output).last?.hasPrefix("%{F#f5a623}❚❚ 00:00:") == true
         }
-        try VoiceMemoProxy(session: session).call("Stop")
+        try VoiceMemoProxy(session: session).call(RecorderMember.stop)
         try waitUntil("the module prints ○ again", timeout: .seconds(5)) { lines(of: output).last == "○" }
     }
 }

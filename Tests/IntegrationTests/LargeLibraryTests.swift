@@ -1,6 +1,7 @@
 import Bus
 import Foundation
 import IntegrationSupport
+import VoiceMemoContract
 import XCTest
 
 /// A library of years (ten thousand memos, no library cache, as after a reboot): the daemon
@@ -29,8 +30,8 @@ final class LargeLibraryTests: IntegrationTestCase {
         XCTAssertTrue(
             daemon.log.contains("library: \(Self.memoCount) memos (0 from the cache, \(Self.memoCount) read)"),
             daemon.log)
-        try recorder.call("Stop")
-        try recorder.waitForSignal("RecordingFinished", timeout: .seconds(10)) {
+        try recorder.call(RecorderMember.stop)
+        try recorder.waitForSignal(RecorderMember.recordingFinished, timeout: .seconds(10)) {
             $0.arguments.first?.objectPath == memo
         }
         try recorder.drainSignals()

@@ -50,7 +50,7 @@ final class MakeRunTests: XCTestCase {
         let recorder = try VoiceMemoProxy(
             busAddress: String(address), memoDirectory: home.appendingPathComponent(".local/share/voicememo"))
         let memo = try recorder.recordWithOptions(["format": .string("wav"), "duration": .double(4)])
-        let finished = try recorder.waitForSignal("RecordingFinished", timeout: .seconds(10)) {
+        let finished = try recorder.waitForSignal(RecorderMember.recordingFinished, timeout: .seconds(10)) {
             $0.arguments.first?.objectPath == memo
         }
         XCTAssertEqual(finished.arguments.last?.boolean, true, output)

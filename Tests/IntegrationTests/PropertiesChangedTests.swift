@@ -1,6 +1,7 @@
 import Bus
 import Foundation
 import IntegrationSupport
+import VoiceMemoContract
 import XCTest
 
 #if canImport(FoundationXML)
@@ -64,7 +65,7 @@ final class PropertiesChangedTests: RecorderTestCase {
         XCTAssertGreaterThanOrEqual(
             properties.count, 7, "the contract's six writable settings and NotificationsEnabled: \(properties)")
         for (name, type) in properties {
-            let current = try recorder.property(name)
+            let current = try recorder.property(unlisted: name)
             let newValue: BusValue
             if type == "b" {
                 newValue = .boolean(!(try XCTUnwrap(current.boolean, name)))
@@ -75,20 +76,20 @@ final class PropertiesChangedTests: RecorderTestCase {
                 continue
             }
 
-            let changed = try announcements { try recorder.setProperty(name, newValue) }
+            let changed = try announcements { try recorder.setProperty(unlisted: name, newValue) }
             XCTAssertEqual(changed.count, 1, "one PropertiesChanged for a Set of \(name): \(changed)")
             XCTAssertEqual(changed.first?.arguments[1].stringDictionary, [name: newValue], name)
             XCTAssertEqual(changed.first?.arguments[2].array ?? [], [], "nothing invalidated by \(name)")
 
-            let unchanged = try announcements { try recorder.setProperty(name, newValue) }
+            let unchanged = try announcements { try recorder.setProperty(unlisted: name, newValue) }
             XCTAssertEqual(unchanged.count, 0, "no PropertiesChanged for a Set of \(name) to its value: \(unchanged)")
-            XCTAssertEqual(try recorder.property(name), newValue, name)
+            XCTAssertEqual(try recorder.property(unlisted: name), newValue, name)
         }
     }
 
     func testAMemoTitleSetIsAnnouncedOnceAndASetToTheSameTitleNotAtAll() throws {
         let memo = try recorder.recordWithOptions(["format": .string("wav"), "duration": .double(0.3)])
-        try recorder.waitForSignal("RecordingFinished") { $0.arguments.first?.objectPath == memo }
+        try recorder.waitForSignal(RecorderMember.recordingFinished) { $0.arguments.first?.objectPath == memo }
         let memoInterface = VoiceMemoProxy.memoInterface
 
         let changed = try announcements(on: memo, interface: memoInterface) {
@@ -103,7 +104,7 @@ final class PropertiesChangedTests: RecorderTestCase {
             try recorder.setMemoTitle(memo, "Budget")
         }
         XCTAssertEqual(unchanged.count, 0, "no PropertiesChanged for a Set of Title to its value: \(unchanged)")
-        XCTAssertEqual(try recorder.memoProperty(memo, "Title"), .string("Budget"))
+        XCTAssertEqual(try recorder.memoProperty(memo, MemoMember.title), .string("Budget"))
     }
 
     // MPRIS's writable Volume and Rate accept writes but stay 1 (the desktop's mixer sets

@@ -60,7 +60,7 @@ final class TrayItemTests: RecorderTestCase {
 
     private func waitForState(_ state: String) throws {
         try waitUntil("State is \(state)", timeout: .seconds(10), pollingEvery: .milliseconds(50)) {
-            try recorder.property("State").string == state
+            try recorder.property(RecorderMember.state).string == state
         }
     }
 
@@ -132,7 +132,7 @@ final class TrayItemTests: RecorderTestCase {
         try click("Record call")
         try waitForState("recording")
         try waitUntil("the call records the speaker", timeout: .seconds(2)) {
-            try self.recorder.property("ActiveOutput").string == AudioDevices.speaker
+            try self.recorder.property(RecorderMember.activeOutput).string == AudioDevices.speaker
         }
         try click("Stop")
         try waitForState("idle")
@@ -157,14 +157,14 @@ final class TrayItemTests: RecorderTestCase {
         }
         // A click on a greyed-out item does nothing.
         try click("Stop")
-        XCTAssertEqual(try recorder.property("State").string, "idle")
+        XCTAssertEqual(try recorder.property(RecorderMember.state).string, "idle")
         XCTAssertTrue(daemon.isRunning)
     }
 
     func testTrayEnabledOffRemovesTheItemAndPersists() throws {
-        XCTAssertEqual(try recorder.property("TrayEnabled").boolean, true, "on by default")
+        XCTAssertEqual(try recorder.property(RecorderMember.trayEnabled).boolean, true, "on by default")
         let name = itemName
-        try recorder.setProperty("TrayEnabled", .boolean(false))
+        try recorder.setProperty(RecorderMember.trayEnabled, .boolean(false))
         try waitUntil("the item's name is released", timeout: .seconds(5), pollingEvery: .milliseconds(50)) {
             try !self.fixture.session.busNameHasOwner(name)
         }
@@ -180,9 +180,9 @@ final class TrayItemTests: RecorderTestCase {
         let second = try fixture.launchDaemon()
         defer { second.stop() }
         let fresh = try VoiceMemoProxy(session: fixture.session)
-        XCTAssertEqual(try fresh.property("TrayEnabled").boolean, false)
+        XCTAssertEqual(try fresh.property(RecorderMember.trayEnabled).boolean, false)
         XCTAssertFalse(try fixture.session.busNameHasOwner("org.kde.StatusNotifierItem-\(second.process.pid)-1"))
-        try fresh.setProperty("TrayEnabled", .boolean(true))
+        try fresh.setProperty(RecorderMember.trayEnabled, .boolean(true))
         try waitUntil("the item's name is owned again", timeout: .seconds(5), pollingEvery: .milliseconds(50)) {
             try self.fixture.session.busNameHasOwner("org.kde.StatusNotifierItem-\(second.process.pid)-1")
         }
@@ -202,7 +202,7 @@ final class TrayItemTests: RecorderTestCase {
         let memo = try recorder.recordWithOptions([
             "format": .string("wav"), "duration": .double(1.5), "title": .string("Menu memo"),
         ])
-        try recorder.waitForSignal("RecordingFinished", timeout: .seconds(10)) {
+        try recorder.waitForSignal(RecorderMember.recordingFinished, timeout: .seconds(10)) {
             $0.arguments.first?.objectPath == memo
         }
         try waitUntil("the memo is in the menu", timeout: .seconds(10), pollingEvery: .milliseconds(100)) {
@@ -210,9 +210,9 @@ final class TrayItemTests: RecorderTestCase {
         }
         try click(try XCTUnwrap(try menuItems().first { $0.label.hasPrefix("Play Menu memo") }?.label))
         try waitUntil("the memo plays", timeout: .seconds(5), pollingEvery: .milliseconds(50)) {
-            try self.recorder.property("Playing").objectPath == memo
+            try self.recorder.property(RecorderMember.playing).objectPath == memo
         }
-        _ = try recorder.call("StopPlayback")
+        _ = try recorder.call(RecorderMember.stopPlayback)
 
         let secondary = { (state: String) in
             _ = try self.connection.call(
@@ -221,10 +221,10 @@ final class TrayItemTests: RecorderTestCase {
             try self.waitForState(state)
         }
         try secondary("idle")  // nothing to pause
-        _ = try recorder.call("Record")
+        _ = try recorder.call(RecorderMember.record)
         try waitForState("recording")
         try secondary("paused")
         try secondary("recording")
-        _ = try recorder.call("Stop")
+        _ = try recorder.call(RecorderMember.stop)
     }
 }

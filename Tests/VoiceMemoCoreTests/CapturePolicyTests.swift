@@ -1,5 +1,4 @@
 import Testing
-
 import VoiceMemoCore
 
 /// The capture policy, fed fragments by hand: no thread, no file, no clock.
