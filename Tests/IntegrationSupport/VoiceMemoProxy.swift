@@ -153,7 +153,7 @@ package final class VoiceMemoProxy {
         try markBeforeCall()
         _ = try calls.call(
             destination: Self.busName, path: memo, interface: Self.properties, member: MemberName("Set"),
-            arguments: [.string(Self.memoInterface.rawValue), .string("Title"), .variant(.string(title))])
+            arguments: [.string(Self.memoInterface.rawValue), .string(MemoMember.title.name), .variant(.string(title))])
     }
 
     /// One property of the memo object at `memo`.
@@ -247,7 +247,7 @@ package final class VoiceMemoProxy {
     package var announcedStates: [String] {
         received.compactMap { signal in
             guard signal.member.rawValue == "PropertiesChanged" else { return nil }
-            return signal.arguments[1].stringDictionary?["State"]?.string
+            return signal.arguments[1].stringDictionary?[RecorderMember.state.name]?.string
         }
     }
 

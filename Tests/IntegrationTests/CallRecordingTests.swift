@@ -161,8 +161,11 @@ final class CallRecordingTests: RecorderTestCase {
         }
         let systemPeak = -12 - 20 * log10(4.0)
         for (label, peaks) in [
-            ("InputLevels", signal.arguments[1].array?.compactMap(\.double) ?? []),
-            ("GetInputLevels", try recorder.call(RecorderMember.getInputLevels)[1].array?.compactMap(\.double) ?? []),
+            (RecorderMember.inputLevels.name.rawValue, signal.arguments[1].array?.compactMap(\.double) ?? []),
+            (
+                RecorderMember.getInputLevels.name.rawValue,
+                try recorder.call(RecorderMember.getInputLevels)[1].array?.compactMap(\.double) ?? []
+            ),
         ] {
             XCTAssertEqual(peaks.count, 2, "\(label): the microphone, then the system audio")
             XCTAssertEqual(peaks.first ?? 0, -12, accuracy: 0.5, "\(label): the microphone's own peak")
@@ -179,7 +182,7 @@ final class CallRecordingTests: RecorderTestCase {
         try recorder.waitForSignal(RecorderMember.levels, timeout: .seconds(2), after: mark)
         try recorder.waitForSignal(RecorderMember.levels, timeout: .seconds(2), after: try recorder.markSignals())
         XCTAssertFalse(
-            recorder.received[mark.index...].contains { $0.member.rawValue == "InputLevels" },
+            recorder.received[mark.index...].contains { $0.member == RecorderMember.inputLevels.name },
             "a single input's level is Levels")
         XCTAssertEqual(try recorder.call(RecorderMember.stop).first?.objectPath, single)
     }

@@ -53,7 +53,7 @@ final class CleanerVoiceAcceptanceTests: RecorderTestCase {
             $0.arguments.first?.objectPath == memo
         }
         quietestMeteredPeak =
-            recorder.received[mark.index...].filter { $0.member.rawValue == "Levels" }
+            recorder.received[mark.index...].filter { $0.member == RecorderMember.levels.name }
             .compactMap { $0.arguments[1].array?.first?.double }.dropFirst(10).min() ?? 0
         return AudioAnalysis.normalized(try SoundFileReader(path: try recorder.file(of: memo).path).readInt16())
     }

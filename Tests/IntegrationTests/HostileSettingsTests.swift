@@ -114,17 +114,18 @@ final class HostileSettingsTests: RecorderTestCase {
         defer { _ = daemon.stop() }
 
         let properties = try allProperties()
-        let rate = try XCTUnwrap(properties["SampleRate"]?.uint32, name)
-        let channels = try XCTUnwrap(properties["Channels"]?.uint32, name)
-        let format = try XCTUnwrap(properties["Format"]?.string, name)
+        let rate = try XCTUnwrap(properties[RecorderMember.sampleRate.name]?.uint32, name)
+        let channels = try XCTUnwrap(properties[RecorderMember.channels.name]?.uint32, name)
+        let format = try XCTUnwrap(properties[RecorderMember.format.name]?.string, name)
         XCTAssertTrue((8000...192000).contains(rate), "\(name): SampleRate \(rate)")
         XCTAssertTrue([1, 2].contains(channels), "\(name): Channels \(channels)")
         XCTAssertTrue(["opus", "flac", "wav", "vorbis", "mp3"].contains(format), "\(name): Format \(format)")
         XCTAssertTrue(
-            ["min", "low", "medium", "high", "max"].contains(properties["Quality"]?.string ?? ""),
+            ["min", "low", "medium", "high", "max"].contains(properties[RecorderMember.quality.name]?.string ?? ""),
             "\(name): \(properties)")
-        XCTAssertEqual(properties["PlaybackRate"], .double(1), "\(name): no file here has a good playback rate")
-        let source = try XCTUnwrap(properties["Source"]?.string, "\(name): Source is a string")
+        XCTAssertEqual(
+            properties[RecorderMember.playbackRate.name], .double(1), "\(name): no file here has a good playback rate")
+        let source = try XCTUnwrap(properties[RecorderMember.source.name]?.string, "\(name): Source is a string")
         XCTAssertEqual(source, "", "\(name): no hostile file here names a usable source")
 
         // One log line per refused key (or one for the file), each naming it.
@@ -157,7 +158,7 @@ final class HostileSettingsTests: RecorderTestCase {
             XCTAssertEqual(saved?["channels"] as? Int, channels == 1 ? 2 : 1, name)
             XCTAssertEqual(saved?["sampleRate"] as? Int, Int(rate), name)
         }
-        return (format, rate, channels, properties["Quality"]?.string ?? "")
+        return (format, rate, channels, properties[RecorderMember.quality.name]?.string ?? "")
     }
 
     private func allProperties() throws -> [String: BusValue] {

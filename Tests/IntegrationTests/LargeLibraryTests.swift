@@ -44,8 +44,8 @@ final class LargeLibraryTests: IntegrationTestCase {
         XCTAssertEqual(listed.count, Self.memoCount + 1, "every memo and the new recording")
         XCTAssertEqual(Set(announced), Set(listed.keys), "each memo was announced as it became known")
         XCTAssertTrue(listedWhileLoading.isSubset(of: Set(listed.keys)))
-        XCTAssertEqual(listed[memo]?["Format"]?.string, "wav")
+        XCTAssertEqual(listed[memo]?[MemoMember.format.name]?.string, "wav")
         XCTAssertGreaterThan(
-            try XCTUnwrap(listed[memo]?["Duration"]?.double), 0.1, "the new memo is read once finished")
+            try XCTUnwrap(listed[memo]?[MemoMember.duration.name]?.double), 0.1, "the new memo is read once finished")
     }
 }

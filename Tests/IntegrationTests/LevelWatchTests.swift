@@ -7,7 +7,7 @@ import XCTest
 /// WatchLevels and UnwatchLevels: live meters get `Levels` for as long as their bus
 /// connection lives, without touching the persisted `MeteringEnabled`.
 final class LevelWatchTests: RecorderTestCase {
-    private var levelCount: Int { recorder.received.filter { $0.member.rawValue == "Levels" }.count }
+    private var levelCount: Int { recorder.received.filter { $0.member == RecorderMember.levels.name }.count }
 
     /// Starts a recording with metering off, as the setting is by default.
     private func startRecordingWithMeteringOff() throws {
@@ -41,7 +41,7 @@ final class LevelWatchTests: RecorderTestCase {
     /// No PropertiesChanged ever announced MeteringEnabled, and it reads false.
     private func expectMeteringUntouched(file: StaticString = #filePath, line: UInt = #line) throws {
         let announced = recorder.propertiesChanged().filter {
-            $0.arguments[1].stringDictionary?["MeteringEnabled"] != nil
+            $0.arguments[1].stringDictionary?[RecorderMember.meteringEnabled.name] != nil
         }
         XCTAssertEqual(announced.count, 0, "MeteringEnabled was never changed", file: file, line: line)
         XCTAssertEqual(try recorder.property(RecorderMember.meteringEnabled).boolean, false, file: file, line: line)

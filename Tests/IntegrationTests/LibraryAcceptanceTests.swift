@@ -37,7 +37,7 @@ final class LibraryAcceptanceTests: RecorderTestCase {
             memos.append(memo)
             let added = try recorder.waitForSignal("InterfacesAdded") { $0.arguments.first?.objectPath == memo }
             let finishedIndex = recorder.received.firstIndex {
-                $0.member.rawValue == "RecordingFinished" && $0.arguments.first?.objectPath == memo
+                $0.member == RecorderMember.recordingFinished.name && $0.arguments.first?.objectPath == memo
             }
             let addedIndex = recorder.received.firstIndex {
                 $0.member.rawValue == "InterfacesAdded" && $0.arguments.first?.objectPath == memo
@@ -53,15 +53,16 @@ final class LibraryAcceptanceTests: RecorderTestCase {
         for (memo, spec) in zip(memos, specs) {
             let properties = try XCTUnwrap(listed[memo])
             let file = try recorder.file(of: memo)
-            XCTAssertEqual(try XCTUnwrap(properties["Duration"]?.double), spec.seconds, accuracy: 0.1)
-            XCTAssertEqual(properties["Format"]?.string, spec.format)
-            XCTAssertEqual(properties["SampleRate"]?.uint32, spec.rate)
-            XCTAssertEqual(properties["Channels"]?.uint32, spec.channels)
-            XCTAssertEqual(properties["Path"]?.string, file.path)
-            XCTAssertEqual(properties["Id"]?.string, memo.rawValue.split(separator: "/").last.map(String.init))
+            XCTAssertEqual(try XCTUnwrap(properties[MemoMember.duration.name]?.double), spec.seconds, accuracy: 0.1)
+            XCTAssertEqual(properties[MemoMember.format.name]?.string, spec.format)
+            XCTAssertEqual(properties[MemoMember.sampleRate.name]?.uint32, spec.rate)
+            XCTAssertEqual(properties[MemoMember.channels.name]?.uint32, spec.channels)
+            XCTAssertEqual(properties[MemoMember.path.name]?.string, file.path)
+            XCTAssertEqual(
+                properties[MemoMember.id.name]?.string, memo.rawValue.split(separator: "/").last.map(String.init))
             let size = try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int
-            XCTAssertEqual(properties["Size"]?.uint64, size.map(UInt64.init))
-            let created = try XCTUnwrap(properties["Created"]?.int64)
+            XCTAssertEqual(properties[MemoMember.size.name]?.uint64, size.map(UInt64.init))
+            let created = try XCTUnwrap(properties[MemoMember.created.name]?.int64)
             XCTAssertEqual(Double(created) / 1e6, Date().timeIntervalSince1970, accuracy: 30)
         }
 
@@ -78,13 +79,13 @@ final class LibraryAcceptanceTests: RecorderTestCase {
         let id = memo.rawValue.split(separator: "/").last.map(String.init)
         try recorder.callMemo(memo, MemoMember.rename, [.string("Meeting notes")])
         let changed = try recorder.waitForSignal("PropertiesChanged") {
-            $0.path == memo && $0.arguments[1].stringDictionary?["Title"]?.string == "Meeting notes"
+            $0.path == memo && $0.arguments[1].stringDictionary?[MemoMember.title.name]?.string == "Meeting notes"
         }
         XCTAssertEqual(try recorder.memoProperty(memo, MemoMember.title).string, "Meeting notes")
         XCTAssertEqual(try recorder.memoProperty(memo, MemoMember.id).string, id)
         let file = try recorder.file(of: memo)
         XCTAssertEqual(
-            changed.arguments[1].stringDictionary?["Path"]?.string, file.path,
+            changed.arguments[1].stringDictionary?[MemoMember.path.name]?.string, file.path,
             "the new name is announced with the title")
         XCTAssertTrue(file.lastPathComponent.hasSuffix(" Meeting notes.wav"), file.lastPathComponent)
         XCTAssertEqual(try recorder.memoProperty(memo, MemoMember.path).string, file.path)
@@ -148,7 +149,7 @@ final class LibraryAcceptanceTests: RecorderTestCase {
             [
                 "--user", "--timeout=60", "call", Contract.busName.rawValue, memo.rawValue,
                 Contract.memoInterface.rawValue,
-                "Rename", "s", "Long lecture",
+                MemoMember.rename.name.rawValue, "s", "Long lecture",
             ], logName: "rename")
         // The copy has begun once its hidden replacement file exists; until the copy is done,
         // the memo keeps its old name.

@@ -54,7 +54,9 @@ final class MakeRunTests: XCTestCase {
             $0.arguments.first?.objectPath == memo
         }
         XCTAssertEqual(finished.arguments.last?.boolean, true, output)
-        let hitches = recorder.received.filter { ["Interruption", "RouteChanged"].contains($0.member.rawValue) }
+        let hitches = recorder.received.filter {
+            [RecorderMember.interruption.name, RecorderMember.routeChanged.name].contains($0.member)
+        }
         XCTAssertEqual(hitches.map { "\($0.member) \($0.arguments.compactMap(\.string))" }, [], output)
         XCTAssertFalse(recorder.announcedStates.contains("interrupted"), "\(recorder.announcedStates)")
 

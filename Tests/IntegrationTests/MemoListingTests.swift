@@ -80,8 +80,8 @@ final class MemoListingTests: IntegrationTestCase {
 
         // Newest first by Created, ties by Id, greater first; oldest is its exact reverse.
         let expected = managed.sorted {
-            let a = ($0.value["Created"]?.int64 ?? 0, $0.value["Id"]?.string ?? "")
-            let b = ($1.value["Created"]?.int64 ?? 0, $1.value["Id"]?.string ?? "")
+            let a = ($0.value[MemoMember.created.name]?.int64 ?? 0, $0.value[MemoMember.id.name]?.string ?? "")
+            let b = ($1.value[MemoMember.created.name]?.int64 ?? 0, $1.value[MemoMember.id.name]?.string ?? "")
             return a > b
         }.map(\.key)
         var newest: [ObjectPath] = []
@@ -97,7 +97,9 @@ final class MemoListingTests: IntegrationTestCase {
         XCTAssertEqual(try listMemos(recorder, offset: 0, count: 1000, order: "newest").map(\.path), expected)
         XCTAssertEqual(
             try listMemos(recorder, offset: 0, count: 1000, order: "oldest").map(\.path), expected.reversed())
-        let tie = try listMemos(recorder, offset: 0, count: 2, order: "oldest").map { $0.properties["Title"]?.string }
+        let tie = try listMemos(recorder, offset: 0, count: 2, order: "oldest").map {
+            $0.properties[MemoMember.title.name]?.string
+        }
         XCTAssertEqual(tie, ["First of two", "Second of two"], "the same second, ordered by Id")
         XCTAssertEqual(
             try listMemos(recorder, offset: 26, count: 5, order: "oldest").map(\.path), [expected[0]], "the last page")
@@ -124,7 +126,9 @@ final class MemoListingTests: IntegrationTestCase {
         let (daemon, recorder) = try start()
         defer { daemon.stop() }
         let byTitle = Dictionary(
-            uniqueKeysWithValues: try recorder.managedMemos().map { ($0.value["Title"]?.string ?? "", $0.key) })
+            uniqueKeysWithValues: try recorder.managedMemos().map {
+                ($0.value[MemoMember.title.name]?.string ?? "", $0.key)
+            })
         let reunion = try XCTUnwrap(byTitle["Réunion Müller"])
         let cafe = try XCTUnwrap(byTitle["Cafe\u{301} cre\u{300}me"])
         let strasse = try XCTUnwrap(byTitle["Straße"])

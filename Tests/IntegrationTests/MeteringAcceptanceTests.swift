@@ -15,7 +15,7 @@ final class MeteringAcceptanceTests: RecorderTestCase {
         return (reply[0].array?.compactMap(\.double) ?? [], reply[1].array?.compactMap(\.double) ?? [])
     }
 
-    private func levelSignals() -> [BusSignal] { recorder.received.filter { $0.member.rawValue == "Levels" } }
+    private func levelSignals() -> [BusSignal] { recorder.received.filter { $0.member == RecorderMember.levels.name } }
 
     // 1. Known amplitude in, known levels out, per channel; silence reads −160.
     func testGetLevelsReadsTheTonesPeakAndAverageOnBothChannels() throws {

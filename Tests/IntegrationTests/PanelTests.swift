@@ -73,7 +73,7 @@ final class PanelTests: IntegrationTestCase {
     }
 
     private func state() throws -> String {
-        try busctlValue(["get-property"] + recorderArguments + ["State"])
+        try busctlValue(["get-property"] + recorderArguments + [RecorderMember.state.name])
     }
 
     private func waitForState(_ expected: String, timeout: Duration = .seconds(15)) throws {
@@ -84,7 +84,7 @@ final class PanelTests: IntegrationTestCase {
 
     private func waitForRecordedSeconds(_ seconds: Double) throws {
         try waitUntil("\(seconds) s are recorded", timeout: .seconds(15), pollingEvery: .milliseconds(100)) {
-            let value = try busctlValue(["get-property"] + recorderArguments + ["CurrentTime"])
+            let value = try busctlValue(["get-property"] + recorderArguments + [RecorderMember.currentTime.name])
             return (Double(value.split(separator: " ").last ?? "") ?? 0) >= seconds
         }
     }
@@ -308,14 +308,16 @@ final class PanelTests: IntegrationTestCase {
         }
 
         XCTAssertEqual(
-            try session.busctl(["set-property"] + recorderArguments + ["TrayEnabled", "b", "false"]).status, 0)
+            try session.busctl(["set-property"] + recorderArguments + [RecorderMember.trayEnabled.name, "b", "false"])
+                .status, 0)
         try waitUntil("the watcher drops the item", timeout: .seconds(10), pollingEvery: .milliseconds(200)) {
             try self.registeredItems()?.contains(item) == false
         }
         _ = try waitForBar("the tray is empty", panel: panel) { self.counts($0, HeadlessPanel.trayColumns).ink == 0 }
 
         XCTAssertEqual(
-            try session.busctl(["set-property"] + recorderArguments + ["TrayEnabled", "b", "true"]).status, 0)
+            try session.busctl(["set-property"] + recorderArguments + [RecorderMember.trayEnabled.name, "b", "true"])
+                .status, 0)
         XCTAssertEqual(try waitForRegisteredItem(), item)
         _ = try waitForBar("the tray icon is back", panel: panel) {
             self.counts($0, HeadlessPanel.trayColumns).ink >= 20

@@ -205,7 +205,8 @@ final class PlaybackRateAcceptanceTests: RecorderTestCase {
         XCTAssertThrowsError(try recorder.setProperty(RecorderMember.playbackRate, .double(2.5))) { error in
             let busError = error as? BusError
             XCTAssertEqual(busError?.name, ContractError.invalidArgument.name, "\(error)")
-            XCTAssertTrue(busError?.message.contains("PlaybackRate") == true, "names the property: \(error)")
+            XCTAssertTrue(
+                busError?.message.contains(RecorderMember.playbackRate.name) == true, "names the property: \(error)")
         }
         XCTAssertEqual(try mediaPlayerProperty("Rate"), .double(1))
         XCTAssertEqual(try recorder.property(RecorderMember.playbackRate), .double(1))
@@ -217,7 +218,7 @@ final class PlaybackRateAcceptanceTests: RecorderTestCase {
     }
 
     func testWritingEitherPropertyChangesBothAndIsAnnouncedOnBoth() throws {
-        for (write, value) in [("PlaybackRate", 1.5), ("Rate", 0.75)] {
+        for (write, value) in [(RecorderMember.playbackRate.name, 1.5), ("Rate", 0.75)] {
             let announcements = try mediaPlayerAnnouncements()
             let mark = try recorder.markSignals()
             if write == "Rate" {

@@ -17,12 +17,12 @@ final class PropertiesChangedTests: RecorderTestCase {
     /// Values to write to the recorder's writable properties that are not Booleans (those
     /// are flipped); the two of each differ, so one of them differs from the current value.
     private let candidates: [String: [BusValue]] = [
-        "Format": [.string("wav"), .string("flac")],
-        "SampleRate": [.uint32(16000), .uint32(44100)],
-        "Channels": [.uint32(2), .uint32(1)],
-        "Quality": [.string("high"), .string("low")],
-        "Source": [.string(AudioDevices.microphone), .string("")],
-        "PlaybackRate": [.double(1.5), .double(1)],
+        RecorderMember.format.name: [.string("wav"), .string("flac")],
+        RecorderMember.sampleRate.name: [.uint32(16000), .uint32(44100)],
+        RecorderMember.channels.name: [.uint32(2), .uint32(1)],
+        RecorderMember.quality.name: [.string("high"), .string("low")],
+        RecorderMember.source.name: [.string(AudioDevices.microphone), .string("")],
+        RecorderMember.playbackRate.name: [.double(1.5), .double(1)],
     ]
 
     /// The recorder's writable properties and their types, from its live introspection, so
@@ -97,8 +97,10 @@ final class PropertiesChangedTests: RecorderTestCase {
         }
         XCTAssertEqual(changed.count, 1, "one PropertiesChanged for a Set of Title: \(changed)")
         let values = try XCTUnwrap(changed.first?.arguments[1].stringDictionary)
-        XCTAssertEqual(values["Title"], .string("Budget"))
-        XCTAssertEqual(values["Path"], .string(try recorder.file(of: memo).path), "the file was renamed with the title")
+        XCTAssertEqual(values[MemoMember.title.name], .string("Budget"))
+        XCTAssertEqual(
+            values[MemoMember.path.name], .string(try recorder.file(of: memo).path),
+            "the file was renamed with the title")
 
         let unchanged = try announcements(on: memo, interface: memoInterface) {
             try recorder.setMemoTitle(memo, "Budget")

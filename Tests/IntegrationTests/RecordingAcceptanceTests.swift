@@ -19,10 +19,10 @@ final class RecordingAcceptanceTests: RecorderTestCase {
         return output.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    private func busctlCall(_ method: String) throws -> String {
+    private func busctlCall(_ method: BusMethodDeclaration) throws -> String {
         try busctl([
             "call", Contract.busName.rawValue, Contract.recorderPath.rawValue, Contract.recorderInterface.rawValue,
-            method,
+            method.name.rawValue,
         ])
     }
 
@@ -44,12 +44,12 @@ final class RecordingAcceptanceTests: RecorderTestCase {
         for format in AudioFormat.allCases {
             try busctl([
                 "set-property", Contract.busName.rawValue, Contract.recorderPath.rawValue,
-                Contract.recorderInterface.rawValue, "Format", "s", format.rawValue,
+                Contract.recorderInterface.rawValue, RecorderMember.format.name, "s", format.rawValue,
             ])
             var span = RecordingSpan()
-            let started = try span.start { try busctlCall("Record") }
+            let started = try span.start { try busctlCall(RecorderMember.record) }
             try recorder.waitUntilRecorded(3)
-            let stopped = try span.stop { try busctlCall("Stop") }
+            let stopped = try span.stop { try busctlCall(RecorderMember.stop) }
             XCTAssertEqual(started, stopped, "Stop returns the memo Record returned")
             let path = try XCTUnwrap(ObjectPath(rawValue: String(stopped.dropFirst(3).dropLast())), stopped)
 
@@ -117,7 +117,7 @@ final class RecordingAcceptanceTests: RecorderTestCase {
         XCTAssertTrue(recorder.memoFiles.isEmpty, "no file before the start time")
 
         try recorder.waitForSignal("PropertiesChanged", timeout: .seconds(5)) {
-            $0.arguments[1].stringDictionary?["State"]?.string == "recording"
+            $0.arguments[1].stringDictionary?[RecorderMember.state.name]?.string == "recording"
         }
         let startedAt = Date().timeIntervalSince1970
         XCTAssertEqual(startedAt, Double(startAt), accuracy: 0.3, "recording starts at start-at")
@@ -206,7 +206,7 @@ final class RecordingAcceptanceTests: RecorderTestCase {
                     let reply = try connection.call(
                         destination: VoiceMemoProxy.busName, path: VoiceMemoProxy.path,
                         interface: VoiceMemoProxy.interface,
-                        member: MemberName("Toggle"))
+                        member: RecorderMember.toggle.name)
                     results.withLock { $0.append(reply.first?.string ?? "?") }
                 }
             } catch {
@@ -250,7 +250,9 @@ final class RecordingAcceptanceTests: RecorderTestCase {
             (RecorderMember.source, .string(AudioDevices.microphone)), (RecorderMember.meteringEnabled, .boolean(true)),
         ]
         for (property, value) in settings { try recorder.setProperty(property, value) }
-        try recorder.waitForSignal("PropertiesChanged") { $0.arguments[1].stringDictionary?["MeteringEnabled"] != nil }
+        try recorder.waitForSignal("PropertiesChanged") {
+            $0.arguments[1].stringDictionary?[RecorderMember.meteringEnabled.name] != nil
+        }
 
         XCTAssertEqual(daemon.stop(), .exited(0), "SIGTERM exits cleanly")
         let restarted = try fixture.launchDaemon()

@@ -45,7 +45,7 @@ final class RobustnessTests: RecorderTestCase {
             try assertStandardDecoderAccepts(url, format: format)
         }
         try recorder.drainSignals()
-        let reports = recorder.received.filter { $0.member.rawValue == "RecordingFinished" }
+        let reports = recorder.received.filter { $0.member == RecorderMember.recordingFinished.name }
         XCTAssertEqual(reports.count, 10, "each crashed memo is reported exactly once")
         XCTAssertEqual(Set(reports.compactMap { $0.arguments.first?.objectPath }).count, 10)
         XCTAssertFalse(

@@ -196,12 +196,13 @@ final class RouteTests: RecorderTestCase {
         try recorder.waitForSignal(RecorderMember.recordingFinished) { $0.arguments.first?.objectPath == memo }
         let announcedSources = recorder.received.compactMap { signal in
             signal.member.rawValue == "PropertiesChanged"
-                ? signal.arguments[1].stringDictionary?["ActiveSource"]?.string : nil
+                ? signal.arguments[1].stringDictionary?[RecorderMember.activeSource.name]?.string : nil
         }
         XCTAssertTrue(
             announcedSources.contains(SecondInput.source), "the move's PropertiesChanged was read: \(announcedSources)")
         XCTAssertFalse(
-            recorder.received.contains { $0.member.rawValue == "RouteChanged" }, "no route change for a mixer's move")
+            recorder.received.contains { $0.member == RecorderMember.routeChanged.name },
+            "no route change for a mixer's move")
         let switchover = try toneSwitch(in: memo, from: Stimulus.frequency, to: SecondInput.frequency)
         XCTAssertGreaterThan(switchover.after, 0.8, "the audio comes from where the stream went")
     }

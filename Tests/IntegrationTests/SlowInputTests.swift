@@ -31,7 +31,9 @@ final class SlowInputTests: RecorderTestCase {
             try span.stop { try recorder.call(RecorderMember.stop) }.first?.objectPath, memo, file: file, line: line)
         whenStopped()
         try recorder.drainSignals()
-        let hitches = recorder.received.filter { ["Interruption", "RouteChanged"].contains($0.member.rawValue) }
+        let hitches = recorder.received.filter {
+            [RecorderMember.interruption.name, RecorderMember.routeChanged.name].contains($0.member)
+        }
         XCTAssertEqual(
             hitches.map { "\($0.member) \($0.arguments.compactMap(\.string))" }, [],
             "no interruption and no route change",
@@ -115,7 +117,7 @@ final class SlowInputTests: RecorderTestCase {
             $0.arguments.first?.objectPath == memo
         }
         XCTAssertEqual(finished.arguments.last?.boolean, true)
-        XCTAssertFalse(recorder.received.contains { $0.member.rawValue == "Interruption" })
+        XCTAssertFalse(recorder.received.contains { $0.member == RecorderMember.interruption.name })
 
         let file = try SoundFileReader(path: recorder.file(of: memo).path)
         XCTAssertEqual(file.format, .wav)

@@ -43,7 +43,9 @@ final class StartOnSoundAcceptanceTests: RecorderTestCase {
 
     /// Reads the recorder's signals until `State` was announced as `state`.
     private func waitForAnnouncedState(_ state: String) throws {
-        try recorder.waitForSignal("PropertiesChanged") { $0.arguments[1].stringDictionary?["State"]?.string == state }
+        try recorder.waitForSignal("PropertiesChanged") {
+            $0.arguments[1].stringDictionary?[RecorderMember.state.name]?.string == state
+        }
     }
 
     /// The bursts as the microphone delivered them, each as its samples.
@@ -97,7 +99,8 @@ final class StartOnSoundAcceptanceTests: RecorderTestCase {
         XCTAssertEqual(try recorder.state, "idle")
         XCTAssertEqual(recorder.memoFiles, [])
         try recorder.collectSignals(for: .milliseconds(300))
-        XCTAssertFalse(recorder.received.contains { $0.member.rawValue == "RecordingFinished" }, "nothing to announce")
+        XCTAssertFalse(
+            recorder.received.contains { $0.member == RecorderMember.recordingFinished.name }, "nothing to announce")
     }
 
     func testBadOptionsAreRefusedNamingTheKey() throws {

@@ -229,7 +229,7 @@ final class TrimAcceptanceTests: RecorderTestCase {
                 "busctl",
                 [
                     "--user", "--timeout=60", "call", Contract.busName.rawValue, memo.rawValue,
-                    Contract.memoInterface.rawValue, "Trim", "dd", "0.5", String(end),
+                    Contract.memoInterface.rawValue, MemoMember.trim.name.rawValue, "dd", "0.5", String(end),
                 ], logName: "trim-\(round)")
             clock = .now
             let delay =

@@ -119,7 +119,7 @@ final class WaveMemoTests: RecorderTestCase {
 
         try recorder.callMemo(memo, MemoMember.rename, [.string("Six hours")])
         try recorder.waitForSignal("PropertiesChanged") {
-            $0.path == memo && $0.arguments[1].stringDictionary?["Title"]?.string == "Six hours"
+            $0.path == memo && $0.arguments[1].stringDictionary?[MemoMember.title.name]?.string == "Six hours"
         }
         let renamed = try recorder.file(of: memo)
         XCTAssertEqual(try Data(contentsOf: renamed).prefix(4), Data("RF64".utf8))
