@@ -9,9 +9,6 @@ import XCTest
 /// MPRIS through `playerctl`, the hotkey command and the shipped panel modules, each run
 /// for real against the private bus and audio server.
 final class DesktopIntegrationTests: IntegrationTestCase {
-    /// The repository, found from this file (the tests run the Makefile and read `data/`).
-    private static let repository = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     private var session: TestSession { fixture.session }
 
@@ -29,7 +26,7 @@ final class DesktopIntegrationTests: IntegrationTestCase {
     func testTheFirstCallActivatesTheDaemonWhichRecords() throws {
         let services = try scratchDirectory("dbus-services")
         let template = try String(
-            contentsOf: Self.repository.appendingPathComponent("data/\(Contract.busName).service"), encoding: .utf8)
+            contentsOf: Checkout.root.appendingPathComponent("data/\(Contract.busName).service"), encoding: .utf8)
         let binaries = try BuildProducts.voicememod().deletingLastPathComponent().path
         try template.replacingOccurrences(of: "@bindir@", with: binaries)
             .write(
@@ -70,7 +67,7 @@ final class DesktopIntegrationTests: IntegrationTestCase {
     private func make(_ arguments: [String]) throws -> CommandOutput {
         let binaries = try BuildProducts.voicememod().deletingLastPathComponent().path
         return try session.run(
-            "make", ["--no-print-directory", "-C", Self.repository.path] + arguments + ["BINARIES=\(binaries)"],
+            "make", ["--no-print-directory", "-C", Checkout.root.path] + arguments + ["BINARIES=\(binaries)"],
             timeout: .seconds(60))
     }
 
@@ -167,7 +164,7 @@ final class DesktopIntegrationTests: IntegrationTestCase {
                 svg.hasPrefix("<svg xmlns=\"http://www.w3.org/2000/svg\""), "\(name) is an SVG", file: file, line: line)
         }
         // The uninstalled theme the daemon offers as IconThemePath has the same icons.
-        let uninstalled = Self.repository.appendingPathComponent("data/icons/hicolor/scalable/status")
+        let uninstalled = Checkout.root.appendingPathComponent("data/icons/hicolor/scalable/status")
         XCTAssertEqual(
             try FileManager.default.contentsOfDirectory(atPath: uninstalled.path).sorted(),
             Self.trayIcons.map { "\($0).svg" }.sorted(), file: file, line: line)
@@ -399,16 +396,6 @@ final class DesktopIntegrationTests: IntegrationTestCase {
 
     // MARK: 5. Panel modules
 
-    /// The `exec` command of the shipped waybar module, read from the JSONC file as is.
-    private func waybarModule() throws -> [String: Any] {
-        let text = try String(
-            contentsOf: Self.repository.appendingPathComponent("data/waybar-voicememo.jsonc"), encoding: .utf8)
-        let json = text.split(separator: "\n", omittingEmptySubsequences: false)
-            .filter { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("//") }.joined(separator: "\n")
-        let root = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
-        return try XCTUnwrap(root["custom/voicememo"] as? [String: Any])
-    }
-
     /// Runs `command` through `sh -c` as a panel does, with the built voicememo on PATH;
     /// returns the process and its output file.
     private func launchPanelCommand(_ command: String, name: String) throws -> (ChildProcess, URL) {
@@ -447,7 +434,7 @@ final class DesktopIntegrationTests: IntegrationTestCase {
     }
 
     func testTheShippedWaybarModulePrintsJSONLinesAsIs() throws {
-        let module = try waybarModule()
+        let module = try Checkout.waybarModule()
         XCTAssertEqual(module["return-type"] as? String, "json")
         XCTAssertEqual(module["on-click"] as? String, "voicememo toggle")
         XCTAssertEqual(module["on-click-right"] as? String, "voicememo pause")
@@ -487,7 +474,7 @@ final class DesktopIntegrationTests: IntegrationTestCase {
 
     func testTheShippedPolybarModulePrintsTheStateText() throws {
         let text = try String(
-            contentsOf: Self.repository.appendingPathComponent("data/polybar-voicememo.ini"), encoding: .utf8)
+            contentsOf: Checkout.root.appendingPathComponent("data/polybar-voicememo.ini"), encoding: .utf8)
         let exec = try XCTUnwrap(text.split(separator: "\n").first { $0.hasPrefix("exec = ") })
         let (watch, output) = try launchPanelCommand(String(exec.dropFirst("exec = ".count)), name: "polybar-exec")
         defer { terminatePanelCommand(watch) }

@@ -73,13 +73,11 @@ final class PlaybackRateAcceptanceTests: RecorderTestCase {
         try recorder.callMemo(memo, MemoMember.play)
         // The position while it plays, read every 10 ms until the player stops.
         var highestPosition = 0.0
-        let deadline = Date().addingTimeInterval(4 / speed + 5)
-        while Date() < deadline {
+        try waitUntil("the player stops", timeout: .seconds(4 / speed + 5), pollingEvery: .milliseconds(10)) {
             if let micros = try mediaPlayerProperty("Position").int64 {
                 highestPosition = max(highestPosition, Double(micros) / 1_000_000)
             }
-            if try mediaPlayerProperty("PlaybackStatus") == .string("Stopped") { break }
-            Thread.sleep(forTimeInterval: 0.01)
+            return try mediaPlayerProperty("PlaybackStatus") == .string("Stopped")
         }
         let finished = try recorder.waitForSignal(RecorderMember.playbackFinished, timeout: .seconds(3)) {
             $0.arguments.first?.objectPath == memo

@@ -7,8 +7,6 @@ import XCTest
 /// Issue 16 without a panel: the StatusNotifierItem and its dbusmenu as served, the
 /// TrayEnabled setting, and silence when no watcher runs. (`PanelTests` runs a real one.)
 final class TrayItemTests: RecorderTestCase {
-    private static let repository = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     private var connection: BusConnection!
 
@@ -79,7 +77,7 @@ final class TrayItemTests: RecorderTestCase {
         let themePath = try XCTUnwrap(itemProperty("IconThemePath").string)
         XCTAssertEqual(
             URL(fileURLWithPath: themePath).standardizedFileURL,
-            Self.repository.appendingPathComponent("data/icons").standardizedFileURL)
+            Checkout.root.appendingPathComponent("data/icons").standardizedFileURL)
         XCTAssertTrue(
             FileManager.default.fileExists(atPath: themePath + "/hicolor/scalable/status/voicememo-recording.svg"))
         XCTAssertTrue(try fixture.session.busNameHasOwner(itemName), "the item owns \(itemName)")

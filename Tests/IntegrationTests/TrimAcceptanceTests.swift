@@ -235,6 +235,7 @@ final class TrimAcceptanceTests: RecorderTestCase {
             let delay =
                 Double.random(in: 0...1.2, using: &generator) * Double(oneTrim.components.seconds)
                 + Double.random(in: 0...1.2, using: &generator) * Double(oneTrim.components.attoseconds) / 1e18
+            // The kill's moment is the test: anywhere in a trim, chosen by the seeded generator.
             Thread.sleep(forTimeInterval: delay)
             running.kill()
             _ = try? trim.waitForExit(timeout: .seconds(5))
