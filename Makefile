@@ -35,7 +35,7 @@ TEST_PACKAGES  := $(RUN_PACKAGES) systemd sox ffmpeg pipewire pipewire-bin pipew
                   gstreamer1.0-tools gstreamer1.0-plugins-good gstreamer1.0-pulseaudio \
                   sway waybar grim fonts-dejavu-core fontconfig gtk-update-icon-cache librsvg2-common passwd python3 \
                   appstream bash-completion zsh fish debhelper dpkg-dev lintian groff-base \
-                  gnome-shell gnome-shell-extension-appindicator gjs
+                  gnome-shell gnome-shell-extension-appindicator gjs dbus-bin
 
 # The audio servers the integration suite runs on, one after the other. Setting
 # VOICEMEMO_TEST_SERVER (pulseaudio or pipewire) narrows it to that one.
