@@ -4,6 +4,7 @@
 #                 suite against private servers
 #   make bench    voicememod's CPU, latency and memory against parecord (README, Benchmark)
 #   make panel-picture  data/panel.png: the bar idle, recording and paused, from the real-panel test
+#   make gnome-shell-picture  data/gnome-shell.png: GNOME Shell's top bar while recording
 #   make install  PREFIX=/usr/local DESTDIR=…
 #   make gnome-shell-extension  both forms of the GNOME Shell extension, in .build/gnome-shell
 
@@ -63,7 +64,7 @@ DEB_TREE     := .build/deb
 DEB           = .build/voicememo_$(VERSION)_$(shell dpkg --print-architecture).deb
 
 .PHONY: all build static-daemon deps test-deps install-packages run test bench panel-picture install uninstall deb clean \
-	gnome-shell-extension
+	gnome-shell-extension gnome-shell-picture
 
 all: build
 
@@ -157,6 +158,15 @@ panel-picture: test-deps
 	VOICEMEMO_TEST_SERVER=$(firstword $(BENCH_SERVERS)) VOICEMEMO_PANEL_PICTURE="$(CURDIR)/.build/panel.ppm" $(SWIFT) test --skip-build \
 		--disable-swift-testing --filter '^IntegrationTests\.PanelTests/testWaybarShows'
 	python3 data/ppm-to-png.py .build/panel.ppm data/panel.png
+
+# The README's picture of GNOME Shell's top bar while recording (data/gnome-shell.png), as
+# GnomeShellTests captures it with the shell's Screenshot.
+gnome-shell-picture: test-deps
+	$(SWIFT) build --build-tests
+	rm -f .build/gnome-shell-panel.png
+	VOICEMEMO_TEST_SERVER=$(firstword $(BENCH_SERVERS)) $(SWIFT) test --skip-build --disable-swift-testing \
+		--filter '^IntegrationTests\.GnomeShellTests/testTheIndicatorFollowsTheRecorderWithItsIconClockAndLevel'
+	cp .build/gnome-shell-panel.png data/gnome-shell.png
 
 # The tray item's icons (issue 16), into the hicolor theme every desktop falls back to.
 ICONDIR := $(DATADIR)/icons/hicolor/scalable/status
