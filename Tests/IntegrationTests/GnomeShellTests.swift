@@ -362,6 +362,55 @@ final class GnomeShellTests: IntegrationTestCase {
         XCTAssertEqual(extensionErrors(), [], "no JavaScript error from the extension")
     }
 
+    /// With no daemon and none to start (the fixture's bus activates nothing), Record fails:
+    /// the bus's message shows once, as a notification, and the indicator stays idle.
+    func testAFailingCallSaysWhyOnce() throws {
+        _ = try waitForIndicator("the indicator is idle", timeout: .seconds(5)) { $0.icon == "voicememo-idle-symbolic" }
+        let before = try shell.notifications()
+        try activate(label: "Record")
+        var shown: [String] = []
+        try waitUntil("a notification says why", timeout: .seconds(2), pollingEvery: .milliseconds(20)) {
+            shown = Array(try self.shell.notifications().dropFirst(before.count))
+            return !shown.isEmpty
+        }
+        Thread.sleep(forTimeInterval: 1)  // room for a second notification that must not come
+        shown = Array(try shell.notifications().dropFirst(before.count))
+        XCTAssertEqual(shown.count, 1, "one notification: \(shown)")
+        XCTAssertTrue(shown.first?.hasPrefix("Voice Memos: ") == true, "\(shown)")
+        XCTAssertTrue(shown.first?.contains(Contract.busName.rawValue) == true, "the bus's own message: \(shown)")
+        XCTAssertEqual(try indicator()?.icon, "voicememo-idle-symbolic")
+        XCTAssertEqual(extensionErrors(), [], "no JavaScript error from the extension")
+    }
+
+    /// On a bus that activates the installed daemon, none running: the menu's Record starts
+    /// it (D-Bus activation) and the recording shows.
+    func testRecordStartsTheDaemonThroughActivation() throws {
+        shell.stop()
+        let data = session.root.appendingPathComponent("activated-data-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+        try session.user?.takeOwnership(of: data.path)
+        let bus = try ActivationBus(
+            session: session, serviceDirectory: prefix.appendingPathComponent("share/dbus-1/services"),
+            environment: ["XDG_DATA_HOME": data.path])
+        defer { bus.close() }
+        shell = try HeadlessGnomeShell(
+            session: session, dataDirectories: [prefix.appendingPathComponent("share").path], busAddress: bus.address)
+        try shell.enable(Self.uuid)
+        _ = try waitForIndicator("the indicator is idle", timeout: .seconds(10)) {
+            $0.icon == "voicememo-idle-symbolic"
+        }
+        XCTAssertFalse(try bus.nameHasOwner(Contract.busName.rawValue), "no daemon before the click")
+
+        try activate(label: "Record")
+        _ = try waitForIndicator("recording, with a daemon started for it", timeout: .seconds(10)) {
+            $0.icon == "voicememo-recording-symbolic" && self.seconds($0.clock) != nil
+        }
+        XCTAssertTrue(try bus.nameHasOwner(Contract.busName.rawValue))
+        try activate(label: "Stop")
+        _ = try waitForIndicator("idle after Stop", timeout: .seconds(5)) { $0.icon == "voicememo-idle-symbolic" }
+        XCTAssertEqual(extensionErrors(), [], "no JavaScript error from the extension")
+    }
+
     /// The names of the items AppIndicator's watcher lists.
     private func registeredItems() throws -> [String] {
         let output = try session.busctl([

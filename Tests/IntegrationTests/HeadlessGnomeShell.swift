@@ -34,10 +34,15 @@ final class HeadlessGnomeShell {
     /// This shell's log, apart from earlier shells' in the same session.
     private let logName = "gnome-shell-\(UUID().uuidString.prefix(8))"
 
-    init(session: TestSession, dataDirectories: [String], timeout: Duration = .seconds(30)) throws {
+    /// Starts the shell on `busAddress` (the session's bus unless given) and waits until it
+    /// has started up with the test-only extension enabled.
+    init(
+        session: TestSession, dataDirectories: [String], busAddress: String? = nil, timeout: Duration = .seconds(30)
+    ) throws {
         self.session = session
         logind = try LogindMock(session: session)
-        connection = try BusConnection.connect(address: session.busAddress)
+        let address = busAddress ?? session.busAddress
+        connection = try BusConnection.connect(address: address)
         // Left by an earlier shell stopped during its start; present, it keeps extensions off.
         try? FileManager.default.removeItem(
             at: session.runtimeDirectory.appendingPathComponent("gnome-shell-disable-extensions"))
@@ -47,6 +52,7 @@ final class HeadlessGnomeShell {
             environment: logind.environment.merging([
                 "XDG_DATA_DIRS": (dataDirectories + ["/usr/local/share", "/usr/share"]).joined(separator: ":"),
                 "GSETTINGS_BACKEND": "memory", "XDG_SESSION_TYPE": "wayland", "XDG_CURRENT_DESKTOP": "GNOME",
+                "DBUS_SESSION_BUS_ADDRESS": address,
             ]) { $1 })
         do {
             try waitUntil("gnome-shell lists its extensions", timeout: timeout, pollingEvery: .milliseconds(100)) {
@@ -108,6 +114,14 @@ final class HeadlessGnomeShell {
     }
 
     // MARK: Eval and Screenshot
+
+    /// The titles and bodies of the notifications the shell shows, oldest first.
+    func notifications() throws -> [String] {
+        let json = try eval(
+            "Main.messageTray.getSources().flatMap(source => source.notifications.map(n => `${n.title}: ${n.bannerBodyText}`))"
+        )
+        return try JSONDecoder().decode([String].self, from: Data(json.utf8))
+    }
 
     /// Runs `code` in the shell; returns the JSON of its value. A JavaScript exception throws.
     func eval(_ code: String) throws -> String {
