@@ -291,6 +291,33 @@ final class GnomeShellTests: IntegrationTestCase {
         try shell.press(["Super_L", "Alt_L", "r"])
         try waitForState("idle", timeout: .seconds(5))
         _ = try waitForIndicator("the idle icon") { $0.icon == "voicememo-idle-symbolic" }
+
+        // Another key, set with gsettings from outside the shell, takes over at once.
+        let schemas = prefix.appendingPathComponent("share/gnome-shell/extensions/\(Self.uuid)/schemas").path
+        let set = try session.run(
+            "env",
+            [
+                "GSETTINGS_BACKEND=keyfile", "gsettings", "--schemadir", schemas, "set",
+                "org.gnome.shell.extensions.voicememo", "toggle-recording", "['<Super>F8']",
+            ])
+        XCTAssertEqual(set.status, 0, "gsettings set: \(set)")
+        try waitUntil("the shell reads the new key", timeout: .seconds(3), pollingEvery: .milliseconds(50)) {
+            try self.shell.eval(
+                "Main.extensionManager.lookup('\(Self.uuid)').stateObj._indicator._settings.get_strv('toggle-recording')"
+            ) == #"["<Super>F8"]"#
+        }
+        // Mutter follows the same change notification; a press it missed is pressed again.
+        var recorded = false
+        for _ in 0..<5 where !recorded {
+            try shell.press(["Super_L", "F8"])
+            recorded = (try? waitForState("recording", timeout: .seconds(1))) != nil
+        }
+        XCTAssertTrue(recorded, "Super+F8 records")
+        try call("Stop")
+        try waitForState("idle")
+        try shell.press(["Super_L", "Alt_L", "r"])
+        Thread.sleep(forTimeInterval: 0.5)  // room for a recording the old key must not start
+        XCTAssertEqual(try state(), "s \"idle\"", "the old key is free again")
     }
 
     /// With the AppIndicator extension also enabled, voicememo shows one icon: the item is

@@ -4,7 +4,8 @@ import IntegrationSupport
 
 /// GNOME Shell on a `TestSession`: `gnome-shell --headless --wayland --no-x11
 /// --virtual-monitor 1280x720`, as the session's user, on its bus and on a private system bus
-/// with logind from dbusmock, with settings in memory and `dataDirectories` first on
+/// with logind from dbusmock, with settings in a key file of the session's configuration
+/// directory (so `gsettings` changes them from outside) and `dataDirectories` first on
 /// `XDG_DATA_DIRS` (where the extensions are). The test-only extension in
 /// `Tests/GnomeShellExtension` opens `Eval` and `Screenshot`; the panel is read through them.
 final class HeadlessGnomeShell {
@@ -51,7 +52,7 @@ final class HeadlessGnomeShell {
             logName: logName,
             environment: logind.environment.merging([
                 "XDG_DATA_DIRS": (dataDirectories + ["/usr/local/share", "/usr/share"]).joined(separator: ":"),
-                "GSETTINGS_BACKEND": "memory", "XDG_SESSION_TYPE": "wayland", "XDG_CURRENT_DESKTOP": "GNOME",
+                "GSETTINGS_BACKEND": "keyfile", "XDG_SESSION_TYPE": "wayland", "XDG_CURRENT_DESKTOP": "GNOME",
                 "DBUS_SESSION_BUS_ADDRESS": address,
             ]) { $1 })
         do {
