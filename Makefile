@@ -97,7 +97,7 @@ static-daemon:
 # audio server and runs on each of TEST_SERVERS. Every run happens even after one has
 # failed, and the summary names each that failed, then counts the tests of all runs.
 TEST_LOG := .build/test.log
-test: test-deps
+test: test-deps gnome-shell-extension
 	@set -o pipefail; mkdir -p .build; $(SWIFT) build --build-tests 2>&1 | tee .build/build.log
 	@! grep "warning:" .build/build.log || { echo "== the build warns: every target is in Swift 6 mode and must build without warnings =="; exit 1; }
 	@set -o pipefail; failed=; : > $(TEST_LOG); \
@@ -108,7 +108,7 @@ test: test-deps
 	$(SWIFT) test --skip-build --disable-xctest --skip '^IntegrationTests\.' --skip '^Benchmarks\.' 2>&1 | tee -a $(TEST_LOG) \
 		|| { echo "== unit tests FAILED =="; failed="$$failed, unit tests"; }; \
 	echo "== GNOME Shell extension: gjs unit tests, the GNOME 45 form loads =="; \
-	{ $(MAKE) --no-print-directory gnome-shell-extension && Tests/GnomeShellExtension/run-tests.sh $(EXTENSION_BUILD); } 2>&1 \
+	Tests/GnomeShellExtension/run-tests.sh $(EXTENSION_BUILD) 2>&1 \
 		|| { echo "== GNOME Shell extension tests FAILED =="; failed="$$failed, GNOME Shell extension tests"; }; \
 	for server in $(TEST_SERVERS); do \
 		echo "== integration tests on $$server =="; \
