@@ -194,7 +194,8 @@ gnome-shell-extension:
 		if [ $$form = 43 ]; then versions='$(SHELL_VERSIONS_43)'; else versions='$(SHELL_VERSIONS_45)'; fi; \
 		sed "s/@SHELL_VERSIONS@/$$versions/" $(EXTENSION_SRC)/metadata.json.in > $$dir/metadata.json; \
 		cp $(EXTENSION_SRC)/extension-$$form.js $$dir/extension.js; \
-		for file in indicator.js presentation.js; do \
+		cp $(EXTENSION_SRC)/prefs-$$form.js $$dir/prefs.js; \
+		for file in indicator.js presentation.js preferences.js; do \
 			if [ $$form = 43 ]; then sed -f $(EXTENSION_SRC)/legacy.sed $(EXTENSION_SRC)/$$file > $$dir/$$file; \
 			else cp $(EXTENSION_SRC)/$$file $$dir/$$file; fi; \
 		done; \
@@ -250,7 +251,8 @@ install: $(if $(BINARIES),,build) gnome-shell-extension
 	install -m644 $(addprefix data/icons/hicolor/scalable/status/,$(ICONS)) "$(DESTDIR)$(ICONDIR)"
 	rm -rf "$(DESTDIR)$(EXTENSION_DIR)" && install -d "$(DESTDIR)$(EXTENSION_DIR)/icons" "$(DESTDIR)$(EXTENSION_DIR)/schemas"
 	cd $(EXTENSION_BUILD)/$(EXTENSION_FORM)/$(EXTENSION_UUID) && \
-		install -m644 metadata.json extension.js indicator.js presentation.js org.example.VoiceMemo.xml "$(DESTDIR)$(EXTENSION_DIR)" && \
+		install -m644 metadata.json extension.js indicator.js presentation.js prefs.js preferences.js \
+			org.example.VoiceMemo.xml "$(DESTDIR)$(EXTENSION_DIR)" && \
 		install -m644 icons/*.svg "$(DESTDIR)$(EXTENSION_DIR)/icons" && \
 		install -m644 schemas/*.gschema.xml "$(DESTDIR)$(EXTENSION_DIR)/schemas"
 	glib-compile-schemas "$(DESTDIR)$(EXTENSION_DIR)/schemas"

@@ -1,4 +1,5 @@
-// Unit tests of the GNOME Shell extension's shared logic (data/gnome-shell/presentation.js),
+// Unit tests of the GNOME Shell extension's shared logic (data/gnome-shell/presentation.js,
+// and the hotkey's parsing in preferences.js),
 // run by gjs without a shell: `gjs -m presentation-test.js DIR...`, each DIR holding one
 // built form of the extension (the ES module of GNOME 45+ or the imports.* form of 43-44;
 // the form is read from its metadata.json). Prints one line per failure and the plain
@@ -20,15 +21,34 @@ function check(name, actual, expected) {
     }
 }
 
-async function load(dir) {
+// The preferences page is GTK 4's, as in the Extensions app.
+imports.gi.versions.Gtk = '4.0';
+
+/** The form's name and its modules `names` (presentation, preferences). */
+async function load(dir, names) {
     const [, bytes] = Gio.File.new_for_path(`${dir}/metadata.json`).load_contents(null);
     const versions = JSON.parse(new TextDecoder().decode(bytes))['shell-version'].map(Number);
-    if (versions.every(version => version >= 45))
-        return [`ES module (${versions.join(', ')})`, await import(Gio.File.new_for_path(`${dir}/presentation.js`).get_uri())];
+    const modules = [];
+    if (versions.every(version => version >= 45)) {
+        for (const name of names)
+            modules.push(await import(Gio.File.new_for_path(`${dir}/${name}.js`).get_uri()));
+        return [`ES module (${versions.join(', ')})`, ...modules];
+    }
     imports.searchPath.unshift(dir);
-    const form = imports.presentation;
+    for (const name of names)
+        modules.push(imports[name]);
     imports.searchPath.shift();
-    return [`imports.* (${versions.join(', ')})`, form];
+    return [`imports.* (${versions.join(', ')})`, ...modules];
+}
+
+function testPreferences(form, Preferences) {
+    const t = name => `${form}: ${name}`;
+    // The hotkey as typed, in GTK's spelling, which mutter reads; empty is none; nonsense is refused.
+    check(t('hotkey key'), Preferences.HOTKEY, 'toggle-recording');
+    const hotkeys = [['<Super><Alt>r', '<Alt><Super>r'], ['<Super>F8', '<Super>F8'], [' <Primary>m ', '<Control>m'],
+        ['', ''], ['   ', ''], ['nonsense<', null], ['<Super>', null]];
+    for (const [text, accelerator] of hotkeys)
+        check(t(`hotkey ${JSON.stringify(text)}`), Preferences.acceleratorFromText(text), accelerator);
 }
 
 function testForm(form, P) {
@@ -88,8 +108,9 @@ function testForm(form, P) {
 
 const dirs = ARGV.length > 0 ? ARGV : [GLib.get_current_dir()];
 for (const dir of dirs) {
-    const [form, P] = await load(dir);
+    const [form, P, Preferences] = await load(dir, ['presentation', 'preferences']);
     testForm(form, P);
+    testPreferences(form, Preferences);
 }
 print(`${passed} passed, ${failed} failed`);
 System.exit(failed === 0 && passed > 0 ? 0 : 1);

@@ -3,8 +3,9 @@
 #   run-tests.sh BUILD   (BUILD holds 43/ and 45/, each with voicememo@example.org/)
 # - the shared logic's unit tests under gjs, against both built forms;
 # - the GNOME 45+ form loads under `gjs -m` up to its first resource:///org/gnome/shell
-#   import (which only a running shell has): each of its files parses and its gi:// imports
-#   resolve; presentation.js, which imports nothing, loads whole.
+#   import (which only a running shell has; prefs.js: the Extensions app's), each of its
+#   files parses and its gi:// imports resolve; presentation.js and preferences.js, which
+#   import only gi:// modules, load whole.
 # Closes with the plain line `N passed, N failed`.
 set -u
 build=$1
@@ -25,9 +26,10 @@ else
 	failed=$((failed + 1))
 fi
 
-for file in extension.js indicator.js; do
+# prefs.js runs in the Extensions app, whose modules are under resource:///org/gnome/Shell/Extensions.
+for file in extension.js indicator.js prefs.js; do
 	out=$(cd "$build/45/$uuid" && gjs -m "$file" 2>&1)
-	if echo "$out" | grep -q "Unable to load file from: resource:///org/gnome/shell/" \
+	if echo "$out" | grep -qE "Unable to load file from: resource:///org/gnome/(shell|Shell/Extensions)/" \
 		&& ! echo "$out" | grep -qE "SyntaxError|ReferenceError|TypeError|Typelib file for namespace"; then
 		passed=$((passed + 1))
 	else
@@ -36,12 +38,14 @@ for file in extension.js indicator.js; do
 		failed=$((failed + 1))
 	fi
 done
-if out=$(cd "$build/45/$uuid" && gjs -m presentation.js 2>&1); then
-	passed=$((passed + 1))
-else
-	echo "$out"
-	echo "FAIL the GNOME 45 form's presentation.js does not load"
-	failed=$((failed + 1))
-fi
+for file in presentation.js preferences.js; do
+	if out=$(cd "$build/45/$uuid" && gjs -m "$file" 2>&1); then
+		passed=$((passed + 1))
+	else
+		echo "$out"
+		echo "FAIL the GNOME 45 form's $file does not load"
+		failed=$((failed + 1))
+	fi
+done
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -67,8 +67,8 @@ final class DesktopIntegrationTests: IntegrationTestCase {
         ["extension.js"]
         + ["idle", "interrupted", "paused", "recording", "scheduled"].map { "icons/voicememo-\($0)-symbolic.svg" }
         + [
-            "indicator.js", "metadata.json", "org.example.VoiceMemo.xml", "presentation.js",
-            "schemas/gschemas.compiled", "schemas/org.gnome.shell.extensions.voicememo.gschema.xml",
+            "indicator.js", "metadata.json", "org.example.VoiceMemo.xml", "preferences.js", "prefs.js",
+            "presentation.js", "schemas/gschemas.compiled", "schemas/org.gnome.shell.extensions.voicememo.gschema.xml",
         ]
     private static let shellExtension = "voicememo@example.org"
 

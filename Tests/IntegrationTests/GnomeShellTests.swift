@@ -72,6 +72,9 @@ final class GnomeShellTests: IntegrationTestCase {
             at: Self.repository.appendingPathComponent(
                 "Tests/GnomeShellExtension/\(HeadlessGnomeShell.unsafeModeExtension)"),
             to: extensions.appendingPathComponent(HeadlessGnomeShell.unsafeModeExtension))
+        try FileManager.default.copyItem(
+            at: Self.repository.appendingPathComponent("Tests/GnomeShellExtension/apply-hotkey.js"),
+            to: prefix.appendingPathComponent("apply-hotkey.js"))
         try session.user?.takeOwnership(of: prefix.deletingLastPathComponent().path)
         return prefix
     }
@@ -318,6 +321,44 @@ final class GnomeShellTests: IntegrationTestCase {
         try shell.press(["Super_L", "Alt_L", "r"])
         Thread.sleep(forTimeInterval: 0.5)  // room for a recording the old key must not start
         XCTAssertEqual(try state(), "s \"idle\"", "the old key is free again")
+    }
+
+    /// The preferences page (GTK 4, on the shell's display) saves a hotkey typed into it, which
+    /// the shell binds at once; text that names no key is marked and changes nothing.
+    func testThePreferencesPageSetsTheHotkey() throws {
+        XCTAssertEqual(try shell.eval("Main.extensionManager.lookup('\(Self.uuid)').hasPrefs"), "true")
+        try launchDaemon()
+        let directory = prefix.appendingPathComponent("share/gnome-shell/extensions/\(Self.uuid)").path
+        let display = try shell.waylandDisplay()
+        let apply = { (text: String) in
+            try self.session.run(
+                "env",
+                [
+                    "WAYLAND_DISPLAY=\(display)", "GDK_BACKEND=wayland", "GSETTINGS_BACKEND=keyfile", "gjs",
+                    self.prefix.appendingPathComponent("apply-hotkey.js").path, directory, text,
+                ], timeout: .seconds(30))
+        }
+        let refused = try apply("<Super>")
+        XCTAssertEqual(refused.status, 0, "\(refused)")
+        XCTAssertTrue(refused.stdout.contains(#"{"hotkey":["<Super><Alt>r"],"marked":true}"#), "\(refused)")
+        let applied = try apply("<Super>F9")
+        XCTAssertEqual(applied.status, 0, "\(applied)")
+        XCTAssertTrue(applied.stdout.contains(#"{"hotkey":["<Super>F9"],"marked":false}"#), "\(applied)")
+
+        try waitUntil("the shell reads the new key", timeout: .seconds(3), pollingEvery: .milliseconds(50)) {
+            try self.shell.eval(
+                "Main.extensionManager.lookup('\(Self.uuid)').stateObj._indicator._settings.get_strv('toggle-recording')"
+            ) == #"["<Super>F9"]"#
+        }
+        var recorded = false
+        for _ in 0..<5 where !recorded {
+            try shell.press(["Super_L", "F9"])
+            recorded = (try? waitForState("recording", timeout: .seconds(1))) != nil
+        }
+        XCTAssertTrue(recorded, "Super+F9 records")
+        try call("Stop")
+        try waitForState("idle")
+        XCTAssertEqual(extensionErrors(), [], "no JavaScript error from the extension")
     }
 
     /// With the AppIndicator extension also enabled, voicememo shows one icon: the item is

@@ -84,6 +84,14 @@ final class HeadlessGnomeShell {
         logind.stop()
     }
 
+    /// `WAYLAND_DISPLAY` for a client of this shell, from its log.
+    func waylandDisplay() throws -> String {
+        guard let match = log.firstMatch(of: /Using Wayland display name '([^']+)'/) else {
+            throw FixtureError.unexpectedReply("gnome-shell names no Wayland display in its log: \(log)")
+        }
+        return String(match.1)
+    }
+
     /// The shell's log so far.
     var log: String { session.log(logName) }
 
