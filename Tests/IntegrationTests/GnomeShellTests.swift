@@ -340,6 +340,7 @@ final class GnomeShellTests: IntegrationTestCase {
         }
         let refused = try apply("<Super>")
         XCTAssertEqual(refused.status, 0, "\(refused)")
+        XCTAssertFalse(refused.stderr.contains("markup"), "the page's text is valid markup: \(refused.stderr)")
         XCTAssertTrue(refused.stdout.contains(#"{"hotkey":["<Super><Alt>r"],"marked":true}"#), "\(refused)")
         let applied = try apply("<Super>F9")
         XCTAssertEqual(applied.status, 0, "\(applied)")

@@ -44,6 +44,9 @@ final class HeadlessGnomeShell {
         logind = try LogindMock(session: session)
         let address = busAddress ?? session.busAddress
         connection = try BusConnection.connect(address: address)
+        // Each shell starts from the schemas' defaults, whatever an earlier one was told.
+        try? FileManager.default.removeItem(
+            at: session.configDirectory.appendingPathComponent("glib-2.0/settings/keyfile"))
         // Left by an earlier shell stopped during its start; present, it keeps extensions off.
         try? FileManager.default.removeItem(
             at: session.runtimeDirectory.appendingPathComponent("gnome-shell-disable-extensions"))

@@ -26,8 +26,9 @@ export function buildPage(settings) {
     const page = new Adw.PreferencesPage({title: 'Voice Memos'});
     const group = new Adw.PreferencesGroup({
         title: 'Hotkey',
+        // Read as Pango markup: the brackets are escaped.
         description: 'Starts a recording, or stops and saves it, anywhere in the session. ' +
-            'For example <Super><Alt>r; empty for none.',
+            'For example &lt;Super&gt;&lt;Alt&gt;r; empty for none.',
     });
     const row = new Adw.EntryRow({title: 'Toggle recording', show_apply_button: true});
     row.text = settings.get_strv(HOTKEY)[0] ?? '';
