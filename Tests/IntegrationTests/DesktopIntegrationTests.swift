@@ -51,12 +51,23 @@ final class DesktopIntegrationTests: IntegrationTestCase {
             "usr/share/doc/voicememo/examples/waybar-voicememo.css",
             "usr/share/doc/voicememo/examples/waybar-voicememo.jsonc",
             "usr/share/fish/vendor_completions.d/voicememo.fish",
-        ] + trayIcons.map { "usr/share/icons/hicolor/scalable/status/\($0).svg" } + [
+        ] + shellExtensionFiles.map { "usr/share/gnome-shell/extensions/\(shellExtension)/\($0)" }
+        + trayIcons.map { "usr/share/icons/hicolor/scalable/status/\($0).svg" } + [
             "usr/share/man/man1/voicememo.1",
             "usr/share/man/man1/voicememod.1",
             "usr/share/metainfo/\(Contract.applicationID).metainfo.xml",
             "usr/share/zsh/vendor-completions/_voicememo",
         ]
+
+    /// The GNOME Shell extension, in the form the installed shell loads, its schema compiled.
+    private static let shellExtensionFiles =
+        ["extension.js"]
+        + ["idle", "interrupted", "paused", "recording", "scheduled"].map { "icons/voicememo-\($0)-symbolic.svg" }
+        + [
+            "indicator.js", "metadata.json", "org.example.VoiceMemo.xml", "preferences.js", "prefs.js",
+            "presentation.js", "schemas/gschemas.compiled", "schemas/org.gnome.shell.extensions.voicememo.gschema.xml",
+        ]
+    private static let shellExtension = "voicememo@example.org"
 
     /// The tray item's icons (issue 16): each state, in colour and symbolic.
     private static let trayIcons = ["idle", "interrupted", "paused", "recording", "scheduled"].flatMap {
@@ -102,7 +113,7 @@ final class DesktopIntegrationTests: IntegrationTestCase {
         ] {
             XCTAssertTrue(unit.contains("\n\(line)\n"), "unit has \(line)")
         }
-        for name in Self.installedFiles where !name.hasPrefix("usr/bin/") {
+        for name in Self.installedFiles where !name.hasPrefix("usr/bin/") && !name.hasSuffix(".compiled") {
             let text = try String(contentsOf: destination.appendingPathComponent(name), encoding: .utf8)
             XCTAssertFalse(text.contains("@bindir@"), "\(name) keeps a placeholder")
             XCTAssertFalse(text.contains("/home/") || text.contains("/root/"), "\(name) names a home directory")

@@ -219,6 +219,9 @@ final class PackagingTests: IntegrationTestCase {
         "/usr/share/zsh/vendor-completions/_voicememo",
         "/usr/share/fish/vendor_completions.d/voicememo.fish",
         "/usr/share/doc/voicememo/copyright",
+        "/usr/share/gnome-shell/extensions/voicememo@example.org/metadata.json",
+        "/usr/share/gnome-shell/extensions/voicememo@example.org/extension.js",
+        "/usr/share/gnome-shell/extensions/voicememo@example.org/schemas/gschemas.compiled",
     ]
     /// Where `deb-systemd-helper --user enable` puts the unit for every new session.
     private static let enabledUnit = "/etc/systemd/user/default.target.wants/voicememo.service"

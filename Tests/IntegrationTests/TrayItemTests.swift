@@ -187,6 +187,46 @@ final class TrayItemTests: RecorderTestCase {
         XCTAssertEqual(try itemProperty("IconName").string, "voicememo-idle")
     }
 
+    /// While GNOME Shell's extension owns org.example.VoiceMemo.ShellIndicator, the item is
+    /// withdrawn (its name released, its objects gone) and comes back within a second of that
+    /// name losing its owner, whether released or its connection closed; a daemon started
+    /// while the extension runs has no item.
+    func testTheItemStepsAsideWhileTheShellIndicatorRuns() throws {
+        let name = itemName
+        XCTAssertTrue(try fixture.session.busNameHasOwner(name))
+        let bus = (BusName("org.freedesktop.DBus"), ObjectPath("/org/freedesktop/DBus"))
+        var shell: BusConnection? = try BusConnection.connect(address: fixture.session.busAddress)
+        XCTAssertTrue(try XCTUnwrap(shell).requestName(BusName("org.example.VoiceMemo.ShellIndicator")))
+        try waitUntil("the item's name is released", timeout: .seconds(1), pollingEvery: .milliseconds(20)) {
+            try !self.fixture.session.busNameHasOwner(name)
+        }
+        XCTAssertThrowsError(try itemProperty("Status")) { error in
+            XCTAssertEqual((error as? BusError)?.name.rawValue, ErrorName.unknownObject.rawValue)
+        }
+        _ = try XCTUnwrap(shell).call(
+            destination: bus.0, path: bus.1, interface: InterfaceName("org.freedesktop.DBus"),
+            member: MemberName("ReleaseName"), arguments: [.string("org.example.VoiceMemo.ShellIndicator")])
+        try waitUntil("the item's name is owned again", timeout: .seconds(1), pollingEvery: .milliseconds(20)) {
+            try self.fixture.session.busNameHasOwner(name)
+        }
+        XCTAssertEqual(try itemProperty("IconName").string, "voicememo-idle")
+
+        // A daemon started while the extension runs: no item until the shell's connection goes.
+        XCTAssertTrue(try XCTUnwrap(shell).requestName(BusName("org.example.VoiceMemo.ShellIndicator")))
+        daemon.stop()
+        let second = try fixture.launchDaemon()
+        defer { second.stop() }
+        let secondName = "org.kde.StatusNotifierItem-\(second.process.pid)-1"
+        // Its first answer about the shell's name withdraws the item before it registers.
+        try waitUntil("the new daemon has no item", timeout: .seconds(1), pollingEvery: .milliseconds(20)) {
+            try !self.fixture.session.busNameHasOwner(secondName)
+        }
+        shell = nil
+        try waitUntil("the item comes with the shell gone", timeout: .seconds(1), pollingEvery: .milliseconds(20)) {
+            try self.fixture.session.busNameHasOwner(secondName)
+        }
+    }
+
     /// "Open memo folder" goes to org.freedesktop.FileManager1 when a file manager owns it;
     /// a memo's item plays it; SecondaryActivate pauses and resumes.
     func testTheMenuOpensTheFolderPlaysAMemoAndTheMiddleClickPausesAndResumes() throws {

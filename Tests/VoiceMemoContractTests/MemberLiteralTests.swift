@@ -20,6 +20,9 @@ struct MemberLiteralTests {
         ["TrayItemTests.swift", "Record"], ["TrayItemTests.swift", "Pause"], ["TrayItemTests.swift", "Resume"],
         ["TrayItemTests.swift", "Stop"], ["TrayItemTests.swift", "Cancel"], ["TrayItemTests.swift", "Id"],
         ["PanelTests.swift", "Record"], ["PanelTests.swift", "Stop"],
+        // The GNOME Shell indicator's menu labels.
+        ["GnomeShellTests.swift", "Record"], ["GnomeShellTests.swift", "Pause"], ["GnomeShellTests.swift", "Resume"],
+        ["GnomeShellTests.swift", "Stop"], ["GnomeShellTests.swift", "Cancel"],
         // MPRIS PlaybackStatus values.
         ["DesktopIntegrationTests.swift", "Playing"], ["PlaybackRateAcceptanceTests.swift", "Playing"],
         // A .trashinfo file's key.
