@@ -169,8 +169,7 @@ public final class CapturePipeline: @unchecked Sendable {
         let silentInputs = Self.silentInputs(request)
         // One lock: the capture thread sees the drop with the pause, and publishes no levels after.
         shared.withLock { shared in
-            shared.requests.isPaused = true
-            if droppingHeldAudio { shared.requests.dropsHeldAudio = true }
+            shared.requests.request(droppingHeldAudio ? .droppingHeldAudio : .keepingHeldAudio)
             shared.levels = silence
             shared.inputLevels = silentInputs
         }
@@ -179,10 +178,7 @@ public final class CapturePipeline: @unchecked Sendable {
     /// Writes again, appending to the same file.
     public func resume() {
         dispatchPrecondition(condition: .onQueue(callbackQueue))
-        shared.withLock { shared in
-            shared.requests.isPaused = false
-            shared.requests.dropsHeldAudio = false
-        }
+        shared.withLock { $0.requests.pause = nil }
     }
 
     /// Flushes everything written so far to disk (header included) on the capture thread,
@@ -208,7 +204,7 @@ public final class CapturePipeline: @unchecked Sendable {
     /// has not delivered by then is not in the memo.
     public func stop() {
         dispatchPrecondition(condition: .onQueue(callbackQueue))
-        shared.withLock { $0.requests.isStopRequested = true }
+        shared.withLock { $0.requests.request(.stop) }
         reconnectWakeup.signal()
         endWithoutLateRead(.stopped)
     }
@@ -216,7 +212,7 @@ public final class CapturePipeline: @unchecked Sendable {
     /// Stops waiting for a lost capture stream: the recording ends with `.captureFailed`.
     public func giveUp() {
         dispatchPrecondition(condition: .onQueue(callbackQueue))
-        shared.withLock { $0.requests.isGivenUp = true }
+        shared.withLock { $0.requests.request(.giveUp) }
         reconnectWakeup.signal()
         endWithoutLateRead(.captureFailed(CapturePolicy.gaveUp))
     }
@@ -230,7 +226,7 @@ public final class CapturePipeline: @unchecked Sendable {
         dispatchPrecondition(condition: .onQueue(callbackQueue))
         guard !hasEnded else { return }
         guard afterLoss || watch.isStalled, watch.abandon() else {
-            return shared.withLock { $0.requests.isReopenRequested = true }
+            return shared.withLock { $0.requests.request(.reopen) }
         }
         watch = ReadWatch()
         startThread(watch: watch, isRestart: true)
@@ -318,7 +314,8 @@ public final class CapturePipeline: @unchecked Sendable {
             }
             // A lost stream is not the end of the memo: wait for the server (or device) to
             // come back and go on writing into the same, still valid, file.
-            guard case .captureFailed(let error) = ending, !shared.withLock({ $0.requests.isGivenUp }) else { break }
+            guard case .captureFailed(let error) = ending, !shared.withLock({ $0.requests.endings.contains(.giveUp) })
+            else { break }
             current = nil
             deliver { $0.onCaptureLost?(error) }
             guard let restored = reconnect() else { break }
@@ -411,9 +408,9 @@ public final class CapturePipeline: @unchecked Sendable {
     /// returns nil once the recording is stopped or given up.
     private func reconnect() -> CaptureSet? {
         var backoff = ReconnectBackoff()
-        while shared.withLock({ !$0.requests.isStopRequested && !$0.requests.isGivenUp }) {
+        while shared.withLock({ !$0.requests.isEnding }) {
             if let capture = try? openInputs(isStart: false) {
-                shared.withLock { $0.requests.isReopenRequested = false }  // a new stream is what it asked for
+                shared.withLock { $0.requests.reopened() }  // a new stream is what it asked for
                 return capture
             }
             // A stop or give-up ends the pause at once; one that came since the check above
@@ -493,7 +490,7 @@ public final class CapturePipeline: @unchecked Sendable {
             case .end(let ending): return .ended(ending)
             case .declareLost(let error): return .lost(error)
             case .reopen:
-                shared.withLock { $0.requests.isReopenRequested = false }  // this reopen answers it
+                shared.withLock { $0.requests.reopened() }  // this reopen answers it
                 return .reopen
             }
         }
@@ -537,7 +534,7 @@ public final class CapturePipeline: @unchecked Sendable {
         // Held-back audio written as a pause begins is old news: a paused meter reads silence.
         // Checked under the lock `pause()` silences the meter under, so none slips in after.
         let isReported = shared.withLock { shared in
-            guard !shared.requests.isPaused else { return false }
+            guard shared.requests.pause == nil else { return false }
             shared.levels = levels
             shared.inputLevels = inputs
             return shared.requests.isMeteringEnabled
