@@ -336,27 +336,28 @@ public final class Recorder: @unchecked Sendable {
         let file = captures[number]?.file
         captures[number, default: Capture()].file = nil
         let pipeline = CapturePipeline(
-            request: request, backend: backend, sink: file, callbackQueue: queue, timeouts: captureTimeouts)
-        pipeline.onStarted = { [weak self] result in
-            switch result {
-            case .success(let source): self?.send(.captureStarted(number, source: source))
-            case .failure(let error): self?.send(.captureFailedToStart(number, error))
-            }
-        }
-        pipeline.onAudioFlowing = { [weak self] in self?.send(.audioFlowing(number)) }
-        pipeline.onEnded = { [weak self] ending, closeError in self?.captureEnded(number, ending, closeError) }
-        pipeline.onCaptureLost = { [weak self] error in self?.send(.captureLost(number, error)) }
-        pipeline.onCaptureRestored = { [weak self] source in self?.send(.captureRestored(number, source: source)) }
-        pipeline.onSystemAudioChanged = { [weak self] output, isStart in
-            self?.send(.systemAudioChanged(number, output: output, isStart: isStart))
-        }
-        pipeline.onLevels = { [weak self] levels, inputs, time in
-            self?.send(.levelsMeasured(number, levels, inputs: inputs, currentTime: time))
-        }
-        pipeline.onSoundStarted = { [weak self] in self?.send(.soundStarted(number)) }
+            request: request, backend: backend, sink: file, callbackQueue: queue, timeouts: captureTimeouts
+        ) { [weak self] event in self?.captureReported(event, by: number) }
         pipeline.isMeteringEnabled = isMetering
         captures[number]?.pipeline = pipeline
         pipeline.start()
+    }
+
+    /// Hands what recording `number`'s pipeline reports to the rules.
+    private func captureReported(_ event: CapturePipeline.Event, by number: RecordingNumber) {
+        switch event {
+        case .started(.success(let source)): send(.captureStarted(number, source: source))
+        case .started(.failure(let error)): send(.captureFailedToStart(number, error))
+        case .audioFlowing: send(.audioFlowing(number))
+        case .soundStarted: send(.soundStarted(number))
+        case .levels(let levels, let inputs, let time):
+            send(.levelsMeasured(number, levels, inputs: inputs, currentTime: time))
+        case .captureLost(let error): send(.captureLost(number, error))
+        case .captureRestored(let source): send(.captureRestored(number, source: source))
+        case .systemAudioChanged(let output, let isStart):
+            send(.systemAudioChanged(number, output: output, isStart: isStart))
+        case .ended(let ending, let closeError): captureEnded(number, ending, closeError)
+        }
     }
 
     /// The file is closed: the rules hear how the capture ended, then the journal lets go of it.
