@@ -29,14 +29,15 @@ public struct CaptureRequests: Equatable, Sendable {
     /// How the stream in hand should end, after what is held is written. When more than one
     /// was asked for, the greatest wins: a stop ends the memo even if its input changed
     /// meanwhile, and a reopen is tried before giving up on a lost input (which follows once
-    /// the new stream is open, being asked for still).
+    /// the new stream is open, being asked for still). A stop before anything was written
+    /// waits for one fragment, so no memo is empty; meanwhile the next strongest applies.
     public enum Ending: Comparable, Sendable {
         /// Nobody reconnects the input any more: the recording ends, failed.
         case giveUp
         /// The input changed or came back without the server moving the stream: open a new
         /// one for the same file. Forgotten once a new stream is open.
         case reopen
-        /// The user's stop: the recording ends.
+        /// `Stop` or `Cancel` (or the daemon's own end): the recording ends.
         case stop
 
         /// Whether it ends the recording (a reopen goes on in a new stream).
