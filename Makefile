@@ -4,7 +4,9 @@
 #                 suite against private servers
 #   make bench    voicememod's CPU, latency and memory against parecord (README, Benchmark)
 #   make panel-picture  data/panel.png: the bar idle, recording and paused, from the real-panel test
+#   make gnome-shell-picture  data/gnome-shell.png: GNOME Shell's top bar while recording
 #   make install  PREFIX=/usr/local DESTDIR=…
+#   make gnome-shell-extension  both forms of the GNOME Shell extension, in .build/gnome-shell
 
 # Recipes use bash for `set -o pipefail`, so piping a test run through tee keeps its status.
 SHELL := /bin/bash
@@ -25,14 +27,16 @@ DOCDIR     := $(DATADIR)/doc/voicememo
 BINARIES   ?=
 
 # What building needs, and what the tests and `make run` need on top.
-BUILD_PACKAGES := libpulse-dev libdbus-1-dev libsndfile1-dev libsonic-dev libspeexdsp-dev pkg-config
+# libglib2.0-bin: glib-compile-schemas, for the GNOME Shell extension's settings.
+BUILD_PACKAGES := libpulse-dev libdbus-1-dev libsndfile1-dev libsonic-dev libspeexdsp-dev pkg-config libglib2.0-bin
 RUN_PACKAGES   := dbus-daemon pulseaudio pulseaudio-utils
 # ffmpeg: ffprobe is one of the readers a WAV memo is checked against, RF64 ones included.
 TEST_PACKAGES  := $(RUN_PACKAGES) systemd sox ffmpeg pipewire pipewire-bin pipewire-pulse wireplumber playerctl desktop-file-utils \
                   flac opus-tools python3-dbusmock python3-gi gcc libc6-dev libglib2.0-bin gvfs \
                   gstreamer1.0-tools gstreamer1.0-plugins-good gstreamer1.0-pulseaudio \
                   sway waybar grim fonts-dejavu-core fontconfig gtk-update-icon-cache librsvg2-common passwd python3 \
-                  appstream bash-completion zsh fish debhelper dpkg-dev lintian groff-base
+                  appstream bash-completion zsh fish debhelper dpkg-dev lintian groff-base \
+                  gnome-shell gnome-shell-extension-appindicator gjs dbus-bin
 
 # The audio servers the integration suite runs on, one after the other. Setting
 # VOICEMEMO_TEST_SERVER (pulseaudio or pipewire) narrows it to that one.
@@ -59,7 +63,8 @@ DEB_PACKAGES := debhelper dpkg-dev lintian
 DEB_TREE     := .build/deb
 DEB           = .build/voicememo_$(VERSION)_$(shell dpkg --print-architecture).deb
 
-.PHONY: all build static-daemon deps test-deps install-packages run test bench panel-picture install uninstall deb clean
+.PHONY: all build static-daemon deps test-deps install-packages run test bench panel-picture install uninstall deb clean \
+	gnome-shell-extension gnome-shell-picture
 
 all: build
 
@@ -92,7 +97,7 @@ static-daemon:
 # audio server and runs on each of TEST_SERVERS. Every run happens even after one has
 # failed, and the summary names each that failed, then counts the tests of all runs.
 TEST_LOG := .build/test.log
-test: test-deps
+test: test-deps gnome-shell-extension
 	@set -o pipefail; mkdir -p .build; $(SWIFT) build --build-tests 2>&1 | tee .build/build.log
 	@! grep "warning:" .build/build.log || { echo "== the build warns: every target is in Swift 6 mode and must build without warnings =="; exit 1; }
 	@set -o pipefail; failed=; : > $(TEST_LOG); \
@@ -102,6 +107,9 @@ test: test-deps
 	echo "== unit tests =="; \
 	$(SWIFT) test --skip-build --disable-xctest --skip '^IntegrationTests\.' --skip '^Benchmarks\.' 2>&1 | tee -a $(TEST_LOG) \
 		|| { echo "== unit tests FAILED =="; failed="$$failed, unit tests"; }; \
+	echo "== GNOME Shell extension: gjs unit tests, the GNOME 45 form loads =="; \
+	Tests/GnomeShellExtension/run-tests.sh $(EXTENSION_BUILD) 2>&1 \
+		|| { echo "== GNOME Shell extension tests FAILED =="; failed="$$failed, GNOME Shell extension tests"; }; \
 	for server in $(TEST_SERVERS); do \
 		echo "== integration tests on $$server =="; \
 		VOICEMEMO_TEST_SERVER=$$server VOICEMEMO_BENCH=smoke $(SWIFT) test --skip-build --disable-swift-testing \
@@ -151,9 +159,52 @@ panel-picture: test-deps
 		--disable-swift-testing --filter '^IntegrationTests\.PanelTests/testWaybarShows'
 	python3 data/ppm-to-png.py .build/panel.ppm data/panel.png
 
+# The README's picture of GNOME Shell's top bar while recording (data/gnome-shell.png), as
+# GnomeShellTests captures it with the shell's Screenshot.
+gnome-shell-picture: test-deps
+	$(SWIFT) build --build-tests
+	rm -f .build/gnome-shell-panel.png
+	VOICEMEMO_TEST_SERVER=$(firstword $(BENCH_SERVERS)) $(SWIFT) test --skip-build --disable-swift-testing \
+		--filter '^IntegrationTests\.GnomeShellTests/testTheIndicatorFollowsTheRecorderWithItsIconClockAndLevel'
+	cp .build/gnome-shell-panel.png data/gnome-shell.png
+
 # The tray item's icons (issue 16), into the hicolor theme every desktop falls back to.
 ICONDIR := $(DATADIR)/icons/hicolor/scalable/status
 ICONS   := $(notdir $(wildcard data/icons/hicolor/scalable/status/*.svg))
+
+# The GNOME Shell extension: one source of its logic, written as ES modules (GNOME 45 and
+# later), and the imports.* form of GNOME 43 and 44 derived from it (legacy.sed), each
+# built into $(EXTENSION_BUILD)/<form>/$(EXTENSION_UUID). `make install` installs the form
+# that the installed gnome-shell loads (43 where there is none); the package, for Debian 12's
+# GNOME 43, the 43 form (EXTENSION_FORM=43).
+EXTENSION_UUID  := voicememo@example.org
+EXTENSION_DIR   := $(DATADIR)/gnome-shell/extensions/$(EXTENSION_UUID)
+EXTENSION_SRC   := data/gnome-shell
+EXTENSION_BUILD := .build/gnome-shell
+EXTENSION_ICONS := $(filter %-symbolic.svg,$(ICONS))
+SHELL_MAJOR     := $(shell gnome-shell --version 2>/dev/null | sed -n 's/^GNOME Shell \([0-9]*\).*/\1/p')
+EXTENSION_FORM  ?= $(if $(SHELL_MAJOR),$(shell [ $(SHELL_MAJOR) -ge 45 ] && echo 45 || echo 43),43)
+# The shell versions each form's metadata.json names.
+SHELL_VERSIONS_43 := "43", "44"
+SHELL_VERSIONS_45 := "45", "46", "47", "48"
+
+gnome-shell-extension:
+	@set -e; rm -rf $(EXTENSION_BUILD); for form in 43 45; do \
+		dir=$(EXTENSION_BUILD)/$$form/$(EXTENSION_UUID); mkdir -p $$dir/icons $$dir/schemas; \
+		if [ $$form = 43 ]; then versions='$(SHELL_VERSIONS_43)'; else versions='$(SHELL_VERSIONS_45)'; fi; \
+		sed "s/@SHELL_VERSIONS@/$$versions/" $(EXTENSION_SRC)/metadata.json.in > $$dir/metadata.json; \
+		cp $(EXTENSION_SRC)/extension-$$form.js $$dir/extension.js; \
+		cp $(EXTENSION_SRC)/prefs-$$form.js $$dir/prefs.js; \
+		for file in indicator.js presentation.js preferences.js; do \
+			if [ $$form = 43 ]; then sed -f $(EXTENSION_SRC)/legacy.sed $(EXTENSION_SRC)/$$file > $$dir/$$file; \
+			else cp $(EXTENSION_SRC)/$$file $$dir/$$file; fi; \
+		done; \
+		cp data/org.example.VoiceMemo.xml $$dir/; \
+		cp $(EXTENSION_SRC)/org.gnome.shell.extensions.voicememo.gschema.xml $$dir/schemas/; \
+		cp $(addprefix data/icons/hicolor/scalable/status/,$(EXTENSION_ICONS)) $$dir/icons/; \
+	done; \
+	if grep -nE '^(import|export) ' $(EXTENSION_BUILD)/43/$(EXTENSION_UUID)/*.js; then \
+		echo "$(EXTENSION_SRC)/legacy.sed left an ES module line in the GNOME 43 form"; exit 1; fi
 
 # Everything `make install` puts in place, and exactly what `make uninstall` removes.
 INSTALLED := \
@@ -179,7 +230,7 @@ INSTALLED := \
 # Installs data/$(1) as $(2), with @bindir@ replaced by where the binaries go.
 install-template = install -d "$(dir $(DESTDIR)$(2))" && sed 's|@bindir@|$(BINDIR)|g' "data/$(1)" > "$(DESTDIR)$(2)" && chmod 644 "$(DESTDIR)$(2)"
 
-install: $(if $(BINARIES),,build)
+install: $(if $(BINARIES),,build) gnome-shell-extension
 	install -Dm755 "$(if $(BINARIES),$(BINARIES)/voicememod,$(STATIC_DAEMON))" "$(DESTDIR)$(BINDIR)/voicememod"
 	install -Dm755 "$(or $(BINARIES),$(BIN_PATH))/voicememo" "$(DESTDIR)$(BINDIR)/voicememo"
 	install -Dm644 data/org.example.VoiceMemo.xml "$(DESTDIR)$(DATADIR)/dbus-1/interfaces/org.example.VoiceMemo.xml"
@@ -198,12 +249,20 @@ install: $(if $(BINARIES),,build)
 	install -Dm644 data/polybar-voicememo.ini "$(DESTDIR)$(DOCDIR)/examples/polybar-voicememo.ini"
 	install -d "$(DESTDIR)$(ICONDIR)"
 	install -m644 $(addprefix data/icons/hicolor/scalable/status/,$(ICONS)) "$(DESTDIR)$(ICONDIR)"
+	rm -rf "$(DESTDIR)$(EXTENSION_DIR)" && install -d "$(DESTDIR)$(EXTENSION_DIR)/icons" "$(DESTDIR)$(EXTENSION_DIR)/schemas"
+	cd $(EXTENSION_BUILD)/$(EXTENSION_FORM)/$(EXTENSION_UUID) && \
+		install -m644 metadata.json extension.js indicator.js presentation.js prefs.js preferences.js \
+			org.example.VoiceMemo.xml "$(DESTDIR)$(EXTENSION_DIR)" && \
+		install -m644 icons/*.svg "$(DESTDIR)$(EXTENSION_DIR)/icons" && \
+		install -m644 schemas/*.gschema.xml "$(DESTDIR)$(EXTENSION_DIR)/schemas"
+	glib-compile-schemas "$(DESTDIR)$(EXTENSION_DIR)/schemas"
 	@# A desktop's icon cache is refreshed for a real install only; a DESTDIR tree is a package's.
 	@if [ -z "$(DESTDIR)" ] && [ -f "$(DATADIR)/icons/hicolor/index.theme" ] && command -v gtk-update-icon-cache >/dev/null; then \
 		gtk-update-icon-cache -q "$(DATADIR)/icons/hicolor" || true; fi
 
 uninstall:
 	rm -f $(foreach file,$(INSTALLED),"$(DESTDIR)$(file)")
+	rm -rf "$(DESTDIR)$(EXTENSION_DIR)"
 
 # The Debian package: `make install PREFIX=/usr` of both binaries linked statically with the
 # Swift runtime, into debhelper's tree, then debhelper's own steps (the copyright and
@@ -221,7 +280,7 @@ deb: deps
 	printf '%s\n' "voicememo ($(VERSION)) unstable; urgency=medium" "" \
 		"  * Release $(VERSION); its notes are in the AppStream metainfo." "" \
 		" -- $$(sed -n 's/^Maintainer: //p' data/debian/control)  $$(date -R -u -d "$$date")" > $(DEB_TREE)/debian/changelog
-	$(MAKE) --no-print-directory install PREFIX=/usr DESTDIR="$(CURDIR)/$(DEB_TREE)/debian/voicememo" \
+	$(MAKE) --no-print-directory install PREFIX=/usr DESTDIR="$(CURDIR)/$(DEB_TREE)/debian/voicememo" EXTENSION_FORM=43 \
 		BINARIES="$(CURDIR)/$(STATIC_SCRATCH)/$(CONFIG)"
 	cd $(DEB_TREE) && dh_installdocs && dh_installchangelogs && dh_installsystemduser && dh_lintian \
 		&& dh_compress && dh_fixperms && dh_strip --no-automatic-dbgsym && dh_shlibdeps && dh_installdeb \

@@ -59,14 +59,18 @@ let package = Package(
         .executableTarget(
             name: "voicememo", dependencies: ["VoiceMemoCore", "VoiceMemoContract", "Bus"]),
 
-        .testTarget(name: "VoiceMemoCoreTests", dependencies: ["VoiceMemoCore"]),
+        // What unit tests share: a seeded random generator, so a failing random input replays.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "VoiceMemoCoreTests", dependencies: ["VoiceMemoCore", "TestSupport"]),
         .testTarget(name: "VoiceMemoContractTests", dependencies: ["VoiceMemoContract", "VoiceMemoCore", "Bus"]),
         .testTarget(
             name: "VoiceMemoRuntimeTests", dependencies: ["VoiceMemoCore", "VoiceMemoRuntime", "IntegrationSupport"]),
         .testTarget(
             name: "VoiceMemoServiceTests",
             dependencies: ["VoiceMemoService", "VoiceMemoContract", "VoiceMemoRuntime", "VoiceMemoCore", "Bus"]),
-        .testTarget(name: "AudioContainersTests", dependencies: ["AudioContainers", "SoundFile", "VoiceMemoCore"]),
+        .testTarget(
+            name: "AudioContainersTests",
+            dependencies: ["AudioContainers", "SoundFile", "VoiceMemoCore", "TestSupport"]),
         // The private session fixture (bus, audio server, stimulus, daemon) shared by the
         // integration tests and the benchmark; Foundation only, no XCTest.
         .target(

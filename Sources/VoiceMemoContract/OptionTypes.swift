@@ -34,3 +34,17 @@ extension OptionValue {
         return kind!.signature  // Every other case has a kind.
     }
 }
+
+extension BusValue {
+    /// The option as a client sends it, or nil for a value of no kind the contract uses.
+    public init?(_ value: OptionValue) {
+        switch value {
+        case .string(let text): self = .string(text)
+        case .uint32(let number): self = .uint32(number)
+        case .int64(let number): self = .int64(number)
+        case .double(let number): self = .double(number)
+        case .boolean(let flag): self = .boolean(flag)
+        case .other: return nil
+        }
+    }
+}

@@ -4,14 +4,10 @@ public struct CaptureRequests: Equatable, Sendable {
     /// Whether the memo's file exists: from the start, or once a recording that waited for
     /// sound has its file.
     public var isFileAttached: Bool
-    public var isPaused = false
-    /// Audio held back is dropped rather than written (it may come from a stand-in for a
-    /// vanished input): set only with `isPaused`, so the drop is seen with the pause.
-    public var dropsHeldAudio = false
-    public var isStopRequested = false
-    public var isGivenUp = false
-    /// The input changed or came back without the server moving the stream: open a new one.
-    public var isReopenRequested = false
+    /// The pause in force, if any, with what becomes of the audio held back when it began.
+    public var pause: Pause?
+    /// The endings asked for; the strongest of them wins (see `Ending`).
+    public private(set) var endings: Set<Ending> = []
     /// Whether levels are delivered as they are measured (they are measured either way).
     public var isMeteringEnabled = false
     /// Someone waits for the file on disk to hold everything written so far.
@@ -20,6 +16,52 @@ public struct CaptureRequests: Equatable, Sendable {
     public init(isFileAttached: Bool) {
         self.isFileAttached = isFileAttached
     }
+
+    /// A pause: nothing read is written until it ends. Audio held back when it begins (a
+    /// pinned recording's newest tenth of a second) is written first, or dropped.
+    public enum Pause: Comparable, Sendable {
+        case keepingHeldAudio
+        /// The audio held may come from a stand-in for a vanished input. A drop, once asked
+        /// for, holds until the pause ends: a later pause that keeps does not undo it.
+        case droppingHeldAudio
+    }
+
+    /// How the stream in hand should end, after what is held is written. When more than one
+    /// was asked for, the greatest wins: a stop ends the memo even if its input changed
+    /// meanwhile, and a reopen is tried before giving up on a lost input (which follows once
+    /// the new stream is open, being asked for still). A stop before anything was written
+    /// waits for one fragment, so no memo is empty; meanwhile the next strongest applies.
+    public enum Ending: Comparable, Sendable {
+        /// Nobody reconnects the input any more: the recording ends, failed.
+        case giveUp
+        /// The input changed or came back without the server moving the stream: open a new
+        /// one for the same file. Forgotten once a new stream is open.
+        case reopen
+        /// `Stop` or `Cancel` (or the daemon's own end): the recording ends.
+        case stop
+
+        /// Whether it ends the recording (a reopen goes on in a new stream).
+        public var isFinal: Bool { self != .reopen }
+    }
+
+    /// Asks for a pause; a drop asked for earlier in the same pause stays.
+    public mutating func request(_ pause: Pause) {
+        self.pause = max(self.pause ?? pause, pause)
+    }
+
+    /// Asks for `ending`; the strongest asked for wins.
+    public mutating func request(_ ending: Ending) {
+        endings.insert(ending)
+    }
+
+    /// A new stream is open: the reopen asked for, if any, is done.
+    public mutating func reopened() {
+        endings.remove(.reopen)
+    }
+
+    /// Whether a stop or a give-up was asked for: the recording ends, and no new stream is
+    /// sought.
+    public var isEnding: Bool { endings.contains(where: \.isFinal) }
 }
 
 /// What one fragment holds, as the policy needs it: the sums of the fragment as the memo
@@ -182,13 +224,13 @@ public struct CapturePolicy: Sendable {
         // Nothing written yet: a stop waits for one fragment more, so a memo toggled off at
         // once holds audio (an Opus stream with no packets is malformed).
         let awaitsFirstFragment =
-            recordedFrames == 0 && heldCount == 0 && !requests.isPaused && requests.isFileAttached
-        if requests.isStopRequested && !awaitsFirstFragment {
-            finish(with: .end(.stopped), requests, into: &actions)
-        } else if requests.isReopenRequested {
-            finish(with: .reopen, requests, into: &actions)
-        } else if requests.isGivenUp {
-            finish(with: .end(.captureFailed(Self.gaveUp)), requests, into: &actions)
+            recordedFrames == 0 && heldCount == 0 && requests.pause == nil && requests.isFileAttached
+        let ending = requests.endings.lazy.filter { $0 != .stop || !awaitsFirstFragment }.max()
+        switch ending {
+        case .stop: finish(with: .end(.stopped), requests, into: &actions)
+        case .reopen: finish(with: .reopen, requests, into: &actions)
+        case .giveUp: finish(with: .end(.captureFailed(Self.gaveUp)), requests, into: &actions)
+        case nil: break
         }
         return actions
     }
@@ -206,7 +248,7 @@ public struct CapturePolicy: Sendable {
         }
         if endedStall { actions.append(.reportInputBack) }
         // A read that completes after a pause request holds mostly audio from after it: dropped.
-        guard !requests.isPaused else {
+        guard requests.pause == nil else {
             if writeHeld(requests, into: &actions) { return actions }
             startWindow()
             // Entering a pause: the file on disk is brought up to date, so a paused memo is
@@ -272,7 +314,7 @@ public struct CapturePolicy: Sendable {
     private mutating func writeHeld(_ requests: CaptureRequests, into actions: inout [CaptureAction]) -> Bool {
         // Still waiting for sound (or for its file): the pre-roll is not a memo.
         // Nothing is held while paused, so a drop seen again on a later fragment is harmless.
-        if !requests.isFileAttached || requests.dropsHeldAudio { drop(heldCount, into: &actions) }
+        if !requests.isFileAttached || requests.pause == .droppingHeldAudio { drop(heldCount, into: &actions) }
         var syncRequest = requests.isSynchronizationRequested
         while heldCount > 0 {
             if writeOldest(syncRequest: &syncRequest, into: &actions) { return true }

@@ -8,21 +8,27 @@ import FoundationEssentials
 /// no thread, file or timer; the runtime carries the effects out and reports their outcomes
 /// back as events, so every rule can be tested by feeding events and reading effects.
 public struct RecorderMachine: Sendable {
-    /// Where the recorder is: the open recording's phase, else idle (or, while a hands-free
-    /// recording re-arms between two memos, the state last announced).
-    public var state: RecorderState { open?.phase.state ?? (isRearming ? announcedState : .idle) }
+    /// Where the recorder is: the open recording's phase (or, while a hands-free recording
+    /// re-arms between two memos, the state it showed), else idle.
+    public var state: RecorderState {
+        open?.phase.state ?? recordings.values.lazy.compactMap(\.rearmingState).first ?? .idle
+    }
     /// The defaults for the next recording.
     public private(set) var defaults: RecorderDefaults
+    /// Each recording the machine still has to do with, by number, where it is in its life:
+    /// starting, open, re-arming, being finalized, or being removed.
+    public private(set) var recordings: [RecordingNumber: RecordingLife] = [:]
     /// The open recording: scheduled, waiting for sound, recording, paused or interrupted.
-    public private(set) var open: Recording?
-    /// Recordings stopped but still being finalized, by number.
-    private var closing: [RecordingNumber: ClosingRecording] = [:]
-    /// A start whose file is being created: it opens once the file exists.
-    private var starting: Recording?
-    /// Cancelled recordings whose file is being removed; answered once it is gone.
-    private var removing: [RecordingNumber: ClosingRecording] = [:]
-    /// Whether a hands-free recording ended on silence and its next memo is being named.
-    private var isRearming = false
+    /// At most one is open: a recording set open takes the place of any other.
+    public private(set) var open: Recording? {
+        get { recordings.values.lazy.compactMap(\.open).first }
+        set {
+            for (number, life) in recordings where life.open != nil && number != newValue?.number {
+                recordings[number] = nil
+            }
+            if let newValue { recordings[newValue.number] = .open(newValue) }
+        }
+    }
     /// The `State` last announced, so that a change is announced once.
     private var announcedState: RecorderState = .idle
     /// The `ActiveOutput` last announced, likewise: it changes with the open recording too.
@@ -38,8 +44,11 @@ public struct RecorderMachine: Sendable {
     /// Names of the files still being written (the open memo and those being finalized):
     /// not memos yet, so the library leaves them alone.
     public var filesInProgress: Set<String> {
-        Set(([open].compactMap { $0 } + closing.values.map(\.recording)).map(\.fileName))
+        Set(([open].compactMap { $0 } + closingRecordings.map(\.recording)).map(\.fileName))
     }
+
+    /// The recordings stopped but still being finalized.
+    private var closingRecordings: [ClosingRecording] { recordings.values.compactMap(\.closing) }
 
     /// Whether levels are measured and reported: the setting is on, or someone watches them.
     public var isMetering: Bool { defaults.isMeteringEnabled || areLevelsWatched }
@@ -60,8 +69,7 @@ public struct RecorderMachine: Sendable {
         case .levelsWatched(let isWatched): watchLevels(isWatched)
         case .memoPrepared(let start, let result): memoPrepared(start, result)
         case .fileCreated(let number, let purpose, let result): fileCreated(number, purpose, result)
-        case .fileRemoved(let number, let result):
-            removing.removeValue(forKey: number).map { finish($0.recording, replies: $0.replies, result) } ?? []
+        case .fileRemoved(let number, let result): fileRemoved(number, result)
         case .captureStarted(let number, let source): captureStarted(number, source: source)
         case .audioFlowing(let number): answerStart(number) { _ in true }
         case .captureFailedToStart(let number, let error): captureFailedToStart(number, error)
@@ -215,14 +223,18 @@ public struct RecorderMachine: Sendable {
     private func requestMemo(for start: RecordingStart) -> [RecorderEffect] {
         // A memo is dated when it starts: its start time, or now if that has passed.
         let startDate = start.request.startTime.map { Date(timeIntervalSince1970: Double($0)) } ?? start.requestDate
-        let reserved = Set(closing.values.map(\.recording.memo.id))
+        let reserved = Set(closingRecordings.map(\.recording.memo.id))
         return [.prepareMemo(start, date: max(startDate, start.requestDate), reserved: reserved)]
     }
 
     private mutating func memoPrepared(
         _ start: RecordingStart, _ result: Result<MemoReference, RecorderError>
     ) -> [RecorderEffect] {
-        if start.isRearm { isRearming = false }
+        if start.isRearm {
+            for (number, life) in recordings where life.rearmingState != nil {
+                recordings[number] = nil  // the next memo is named: the one before is done
+            }
+        }
         let memo: MemoReference
         switch result {
         case .success(let prepared): memo = prepared
@@ -257,7 +269,7 @@ public struct RecorderMachine: Sendable {
     /// nothing on disk.
     private mutating func prepareCapture(_ recording: Recording, purpose: FilePurpose) -> [RecorderEffect] {
         if recording.request.startsOnSound { return startCapture(recording, purpose: purpose) }
-        if purpose == .start { starting = recording } else { open = recording }
+        if purpose == .start { recordings[recording.number] = .starting(recording) } else { open = recording }
         return [.createFile(recording.number, recording.memo, recording.request, purpose)]
     }
 
@@ -276,8 +288,8 @@ public struct RecorderMachine: Sendable {
     ) -> [RecorderEffect] {
         switch purpose {
         case .start:
-            guard let recording = starting, recording.number == number else { return [] }
-            starting = nil
+            guard case .starting(let recording)? = recordings[number] else { return [] }
+            recordings[number] = nil
             if case .failure(let error) = result { return startFailed(recording.start.reply, error) }
             return startCapture(recording, purpose: .start)
         case .scheduledStart:
@@ -371,9 +383,10 @@ public struct RecorderMachine: Sendable {
             if let reply { effects.append(reply.answer(.success(()), memo: recording.memo)) }
             return effects
         }
-        closing[recording.number] = ClosingRecording(
-            recording: recording, reason: cancelling ? .cancelled : .stoppedByUser,
-            awaitsLostCapture: recording.lostCapture != nil, replies: reply.map { [$0] } ?? [])
+        recordings[recording.number] = .closing(
+            ClosingRecording(
+                recording: recording, reason: cancelling ? .cancelled : .stoppedByUser,
+                awaitsLostCapture: recording.lostCapture != nil, replies: reply.map { [$0] } ?? []))
         return effects + [.stopCapture(recording.number)]
     }
 
@@ -382,10 +395,9 @@ public struct RecorderMachine: Sendable {
         now: Date
     ) -> [RecorderEffect] {
         // Closed by the user (stopped or cancelled), or ended by itself while open.
-        let closed = open?.number == number ? nil : closing.removeValue(forKey: number)
-        guard let recording = closed?.recording ?? open.flatMap({ $0.number == number ? $0 : nil }) else {
-            return []
-        }
+        let closed = recordings[number]?.closing
+        guard let recording = closed?.recording ?? recordings[number]?.open else { return [] }
+        if closed != nil { recordings[number] = nil }
         let isOpen = closed == nil
         var effects: [RecorderEffect] = [.cancelReconnectTimeout(number)]
         // A memo that waited for sound and ended on silence waits for the next sound: a
@@ -393,7 +405,11 @@ public struct RecorderMachine: Sendable {
         let rearms = ending == .silenceReached && recording.request.startsOnSound && isOpen && closeError == nil
         if isOpen {
             open = nil
-            if rearms { isRearming = true } else { effects += announce(also: [.currentMemo, .activeSource]) }
+            if rearms {
+                recordings[number] = .rearming(shownState: announcedState)
+            } else {
+                effects += announce(also: [.currentMemo, .activeSource])
+            }
         }
         var failure = closeError
         var successfully = closeError == nil
@@ -424,7 +440,7 @@ public struct RecorderMachine: Sendable {
             if recording.start.reply == nil { effects.append(.notify(.finished(recording.memo, successfully: false))) }
             effects += finish(recording, replies: replies, .failure(failure ?? .audioServer("capture did not start")))
         } else if let closed, isCancelled {
-            removing[number] = closed
+            recordings[number] = .removing(closed)
             effects.append(.removeFile(recording.memo, reportsTo: number))
         } else {
             if let closeError { effects.append(.notify(.encodeFailed(recording.memo, message: closeError.message))) }
@@ -435,6 +451,15 @@ public struct RecorderMachine: Sendable {
             effects += requestMemo(for: RecordingStart(request: recording.request, reply: nil, requestDate: now))
         }
         return effects
+    }
+
+    /// A cancelled recording's file is removed (or could not be): its callers hear how.
+    private mutating func fileRemoved(
+        _ number: RecordingNumber, _ result: Result<Void, RecorderError>
+    ) -> [RecorderEffect] {
+        guard case .removing(let removed)? = recordings[number] else { return [] }
+        recordings[number] = nil
+        return finish(removed.recording, replies: removed.replies, result)
     }
 
     /// Answers everyone waiting for `recording` with `outcome`; a start that failed is
@@ -538,12 +563,12 @@ public struct RecorderMachine: Sendable {
     /// The lost stream is back: the interruption ends and the route says where from. A
     /// stream reopened without a loss just carries on.
     private mutating func captureRestored(_ number: RecordingNumber, source: String) -> [RecorderEffect] {
-        if var closed = closing[number] {
+        if var closed = recordings[number]?.closing {
             // Being finalized: only its reconnect timeout is left to cancel.
             guard closed.awaitsLostCapture else { return [] }
             closed.awaitsLostCapture = false
             closed.recording.activeSource = source
-            closing[number] = closed
+            recordings[number] = .closing(closed)
             return [.cancelReconnectTimeout(number)]
         }
         guard var recording = open, recording.number == number, let reason = recording.lostCapture else { return [] }
@@ -564,9 +589,9 @@ public struct RecorderMachine: Sendable {
         if var recording = open, recording.number == number {
             change(&recording)
             open = recording
-        } else if var closed = closing[number] {
+        } else if var closed = recordings[number]?.closing {
             change(&closed.recording)
-            closing[number] = closed
+            recordings[number] = .closing(closed)
         }
     }
 

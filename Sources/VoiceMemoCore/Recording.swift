@@ -149,19 +149,53 @@ enum StartProgress: Equatable, Sendable {
 }
 
 /// A recording stopped by its user, or by its own ending, whose file is being finalized.
-struct ClosingRecording: Equatable, Sendable {
+public struct ClosingRecording: Equatable, Sendable {
     /// Why the user closed it: kept as a memo, or cancelled (its file removed).
     enum Reason: Equatable, Sendable {
         case stoppedByUser
         case cancelled
     }
 
-    var recording: Recording
+    public internal(set) var recording: Recording
     var reason: Reason
     /// Whether it still waits for a lost stream (so the reconnect timeout is still set).
     var awaitsLostCapture: Bool
     /// Callers answered once its file is closed.
     var replies: [PendingReply] = []
+}
+
+/// Where one recording is in its life, from its start to its end: the machine keeps one of
+/// these per recording it still has to do with.
+public enum RecordingLife: Equatable, Sendable {
+    /// Starting now: its file is being created, and it opens once the file exists.
+    case starting(Recording)
+    /// The open recording, in its phase: scheduled, waiting for sound, recording, paused or
+    /// interrupted.
+    case open(Recording)
+    /// A hands-free recording whose memo ended on silence while its next memo is being
+    /// named; meanwhile the recorder goes on showing `shownState`, the state it last
+    /// announced, and the next memo, once named, announces its own.
+    case rearming(shownState: RecorderState)
+    /// Closed by its user (or by a failed file), its file being finalized.
+    case closing(ClosingRecording)
+    /// Cancelled once its capture ended: its file is being removed, and its callers are
+    /// answered once it is gone.
+    case removing(ClosingRecording)
+
+    /// The recording, while it is open.
+    public var open: Recording? {
+        if case .open(let recording) = self { recording } else { nil }
+    }
+
+    /// The recording, while it is being finalized.
+    public var closing: ClosingRecording? {
+        if case .closing(let closed) = self { closed } else { nil }
+    }
+
+    /// The state the recorder shows while this recording re-arms.
+    var rearmingState: RecorderState? {
+        if case .rearming(let shownState) = self { shownState } else { nil }
+    }
 }
 
 extension RecorderProperty {

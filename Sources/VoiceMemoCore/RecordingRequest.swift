@@ -41,54 +41,21 @@ public struct RecordingRequest: Equatable, Sendable {
         voiceProcessing = VoiceProcessing(suppressesNoise: defaults.noiseSuppression, controlsGain: defaults.autoGain)
     }
 
-    /// The contract's option keys, in the order error messages list them.
-    public static let optionKeys = [
-        "format", "sample-rate", "channels", "quality", "title", "source", "duration", "start-at",
-        "stop-after-silence", "silence-threshold", "start-on-sound", "sound-threshold", "pre-roll",
-        "system-audio", "channel-layout", "noise-suppression", "auto-gain",
-    ]
-
-    /// Applies `RecordWithOptions` options on top of the defaults; an unknown key or a value
-    /// out of range is an `invalidArgument` naming the key, a value of the wrong type a
-    /// `wrongOptionType`, which each adapter words in its client's terms.
+    /// Applies `RecordWithOptions` options (`RecordingOption.all`) on top of the defaults; an
+    /// unknown key or a value out of range is an `invalidArgument` naming the key, a value of
+    /// the wrong type a `wrongOptionType`, which each adapter words in its client's terms.
     public init(defaults: RecorderDefaults, options: [String: OptionValue], now: Int64) throws(RecorderError) {
         self.init(defaults: defaults)
         for key in options.keys.sorted() {
-            let value = options[key]!
-            switch (key, value) {
-            case ("format", .string(let name)): format = try Validation.format(name, key: key)
-            case ("sample-rate", .uint32(let rate)): sampleRate = try Validation.sampleRate(rate, key: key)
-            case ("channels", .uint32(let count)): channels = try Validation.channels(count, key: key)
-            case ("quality", .string(let name)): quality = try Validation.quality(name, key: key)
-            case ("title", .string(let text)): title = try Validation.title(text, key: key)
-            case ("source", .string(let name)):
-                let name = try Validation.source(name, key: key)
-                source = name.isEmpty ? nil : name
-            case ("duration", .double(let seconds)): duration = try Validation.duration(seconds, key: key)
-            case ("start-at", .int64(let time)): startTime = try Validation.startTime(time, now: now, key: key)
-            case ("stop-after-silence", .double(let seconds)):
-                stopAfterSilence = try Validation.duration(seconds, key: key)
-            case ("silence-threshold", .double(let level)):
-                silenceThreshold = try Validation.silenceThreshold(level, key: key)
-            case ("start-on-sound", .boolean(let isOn)): startsOnSound = isOn
-            case ("sound-threshold", .double(let level)):
-                soundThreshold = try Validation.silenceThreshold(level, key: key)
-            case ("pre-roll", .double(let seconds)): preRoll = try Validation.preRoll(seconds, key: key)
-            case ("system-audio", .boolean(let isOn)): systemAudio = isOn
-            case ("channel-layout", .string(let name)): channelLayout = try Validation.channelLayout(name, key: key)
-            case ("noise-suppression", .boolean(let isOn)): voiceProcessing.suppressesNoise = isOn
-            case ("auto-gain", .boolean(let isOn)): voiceProcessing.controlsGain = isOn
-            default:
-                guard let expected = Self.optionKinds[key] else {
-                    throw .invalidArgument(
-                        "unknown option '\(Validation.printable(key))'; known options: \(Self.optionKeys.joined(separator: ", "))"
-                    )
-                }
-                throw .wrongOptionType(key: key, expected: expected, got: value)
+            guard let option = RecordingOption.named(key) else {
+                throw .invalidArgument(
+                    "unknown option '\(Validation.printable(key))'; known options: \(RecordingOption.all.map(\.key).joined(separator: ", "))"
+                )
             }
+            try option.apply(options[key]!, to: &self, now: now)
         }
         // After the loop: the layout's rules depend on other options and on the defaults.
-        channels = try channelCount(asked: options["channels"] == nil ? nil : channels)
+        channels = try channelCount(asked: options[RecordingOption.channels.key] == nil ? nil : channels)
         try Validation.combination(format: format, sampleRate: sampleRate)
     }
 
@@ -113,14 +80,6 @@ public struct RecordingRequest: Equatable, Sendable {
             return 2
         }
     }
-
-    /// The kind of value each option key takes.
-    public static let optionKinds: [String: OptionKind] = [
-        "format": .text, "sample-rate": .unsigned32, "channels": .unsigned32, "quality": .text, "title": .text,
-        "source": .text, "duration": .number, "start-at": .signed64, "stop-after-silence": .number,
-        "silence-threshold": .number, "start-on-sound": .flag, "sound-threshold": .number, "pre-roll": .number,
-        "system-audio": .flag, "channel-layout": .text, "noise-suppression": .flag, "auto-gain": .flag,
-    ]
 
     /// Continuous silent frames after which the recording stops by itself, if asked for.
     public var silenceFrameLimit: Int? {

@@ -6,10 +6,10 @@ import VoiceMemoCore
 /// waits on the audio server and the audio never waits on the bus.
 ///
 /// `@unchecked Sendable`: owned by the recorder's queue (`callbackQueue`). Every public method
-/// is called there (checked with `dispatchPrecondition`) and every callback is delivered
-/// there. The capture thread shares only `shared` (one lock), the `recordedFrameCount`
-/// counter, the `hasAudioFlowed` flag, its `ReadWatch`, the semaphore that wakes a reconnect,
-/// and the file once `shared` says it is attached.
+/// is called there (checked with `dispatchPrecondition`) and every `Event` is delivered there.
+/// Besides what never changes, the capture thread shares only `shared` (one lock), the
+/// `publishedFrames` count, the `isSystemAudioReopenRequested` flag, its `ReadWatch`, the
+/// semaphore that wakes a reconnect, and the file once `shared` says it is attached.
 ///
 /// What to do with each fragment is the `CapturePolicy`'s to decide; the capture thread reads,
 /// hands it the fragment's facts and the requests in force, and carries out its answer.
@@ -17,33 +17,37 @@ public final class CapturePipeline: @unchecked Sendable {
     /// How a pipeline ended.
     public typealias Ending = CaptureEnding
 
-    /// Called once the capture stream is connected (or failed to connect).
-    public var onStarted: ((Result<String, RecorderError>) -> Void)?
-    /// Called once after the file is closed.
-    public var onEnded: ((Ending, RecorderError?) -> Void)?
-    /// Called when the capture stream fails mid-recording; the file stays open and the
-    /// pipeline keeps trying to reconnect until `giveUp()` or `stop()`.
-    public var onCaptureLost: ((RecorderError) -> Void)?
-    /// Called when a lost capture stream is connected again (with the new source's name), or
-    /// a stalled one delivers audio again; audio goes on into the same file.
-    public var onCaptureRestored: ((String) -> Void)?
-    /// Called after each metering window (about 100 ms) of written audio while
-    /// `isMeteringEnabled`, with the memo's levels, each input's and the recorded time at its
-    /// end.
-    public var onLevels: ((Levels, [Levels], Double) -> Void)?
-    /// Called once, when the first audio has been read: from then on the file (or, waiting
-    /// for sound, the pre-roll) holds what the input hears. An input that delivers in bursts
-    /// may hold its first audio back for seconds; then it is called once the stream has been
-    /// open for `timeouts.readGrace`, the longest anyone waits on a late read.
-    public var onAudioFlowing: (() -> Void)?
-    /// Called, for a call, with the output whose audio it records as its system side: once
-    /// it starts, and whenever that changes (nil: the system side is lost and records silence).
-    public var onSystemAudioChanged: ((_ output: String?, _ isStart: Bool) -> Void)?
-    /// Called when a recording that waits for sound hears it; nothing is written until
-    /// `attach(_:)` hands over the file, and the audio meanwhile is kept for it.
-    public var onSoundStarted: (() -> Void)?
+    /// What a pipeline reports, in order, on the callback queue.
+    public enum Event: Sendable {
+        /// The capture stream is connected, with its source's name, or failed to connect.
+        case started(Result<String, RecorderError>)
+        /// The first audio has been read: from then on the file (or, waiting for sound, the
+        /// pre-roll) holds what the input hears. An input that delivers in bursts may hold its
+        /// first audio back for seconds; then it comes once the stream has been open for
+        /// `timeouts.readGrace`, the longest anyone waits on a late read. Once.
+        case audioFlowing
+        /// A recording that waits for sound heard it; nothing is written until `attach(_:)`
+        /// hands over the file, and the audio meanwhile is kept for it.
+        case soundStarted
+        /// A metering window (about 100 ms) of written audio ended, while `isMeteringEnabled`:
+        /// the memo's levels, each input's, and the recorded time at its end.
+        case levels(Levels, inputs: [Levels], time: Double)
+        /// The capture stream failed mid-recording; the file stays open and the pipeline keeps
+        /// trying to reconnect until `giveUp()` or `stop()`.
+        case captureLost(RecorderError)
+        /// A lost capture stream is connected again (with the new source's name), or a
+        /// stalled one delivers audio again; audio goes on into the same file.
+        case captureRestored(source: String)
+        /// For a call, the output whose audio it records as its system side: once it starts,
+        /// and whenever that changes (nil: the system side is lost and records silence).
+        case systemAudioChanged(output: String?, isStart: Bool)
+        /// The file is closed, with the error closing it gave if any: the last event.
+        case ended(Ending, closeError: RecorderError?)
+    }
 
     private let request: RecordingRequest
+    /// Where the events go, on the callback queue.
+    private let events: (Event) -> Void
     private let backend: RecordingBackend
     /// The file, once there is one: from the start, or from `attach(_:)` for a recording
     /// that waits for sound. Written once on the callback queue, before `isFileAttached` is
@@ -56,8 +60,8 @@ public final class CapturePipeline: @unchecked Sendable {
     /// abandonment (ordered by the `ReadWatch`'s lock).
     private var policy: CapturePolicy
 
-    /// Everything the recorder's queue and the capture thread share but the frame counter,
-    /// the watch and the reconnect semaphore.
+    /// Everything the recorder's queue and the capture thread share but the published frame
+    /// count, the system audio's reopen flag, the watch and the reconnect semaphore.
     private struct Shared {
         var requests: CaptureRequests
         /// The levels of the last metering window, the memo's and each input's; silence
@@ -78,12 +82,13 @@ public final class CapturePipeline: @unchecked Sendable {
     /// One lock for all the queue and the thread share: the thread takes a snapshot of the
     /// requests before and after each read, so it never acts on half of a request.
     private let shared: Mutex<Shared>
-    /// An atomic, not in `shared`: a plain counter the capture thread adds to and the queue
-    /// reads at any time; nothing is decided on it together with the requests.
-    private let recordedFrameCount = Atomic<Int>(0)
-    /// Whether `onAudioFlowing` was delivered; set on the callback queue, read by the capture
-    /// thread so that it stops asking after its first reads.
-    private let hasAudioFlowed = Atomic<Bool>(false)
+    /// The policy's count of frames written, as the capture thread last published it for
+    /// the queue, which reads it at any time. An atomic, not in `shared`: nothing is decided
+    /// on it together with the requests.
+    private let publishedFrames = Atomic<Int>(0)
+    /// Whether `.audioFlowing` was delivered (on the callback queue): the first read and the
+    /// read grace may each announce it.
+    private var hasAnnouncedAudioFlowing = false
     /// Set by `reopenSystemAudio()`, taken by the capture thread's `CaptureSet`.
     private let isSystemAudioReopenRequested = Atomic<Bool>(false)
     /// Signalled by `stop()` and `giveUp()`: a thread waiting to reconnect stops waiting at once.
@@ -92,7 +97,7 @@ public final class CapturePipeline: @unchecked Sendable {
     private var watch = ReadWatch()
     /// Checks, while the pipeline runs, that no read stalls (on the callback queue).
     private var watchdog: DispatchSourceTimer?
-    /// Whether `onEnded` was delivered (on the callback queue).
+    /// Whether `.ended` was delivered (on the callback queue).
     private var hasEnded = false
 
     /// Frames per read: 20 ms keeps stop and pause within a fragment of the request.
@@ -100,9 +105,10 @@ public final class CapturePipeline: @unchecked Sendable {
 
     public init(
         request: RecordingRequest, backend: RecordingBackend, sink: AudioFileSink?, callbackQueue: DispatchQueue,
-        timeouts: CaptureTimeouts = .standard
+        timeouts: CaptureTimeouts = .standard, events: @escaping (Event) -> Void
     ) {
         self.request = request
+        self.events = events
         self.backend = backend
         self.attachedSink = sink
         self.callbackQueue = callbackQueue
@@ -120,7 +126,7 @@ public final class CapturePipeline: @unchecked Sendable {
     /// file, may use `attachedSink` directly.)
     private var sink: AudioFileSink? { shared.withLock { $0.requests.isFileAttached } ? attachedSink : nil }
 
-    /// Hands over the file of a recording that heard its sound (after `onSoundStarted`);
+    /// Hands over the file of a recording that heard its sound (after `.soundStarted`);
     /// the audio kept since, pre-roll first, goes into it. Called on the callback queue.
     public func attach(_ sink: AudioFileSink) {
         dispatchPrecondition(condition: .onQueue(callbackQueue))
@@ -129,7 +135,7 @@ public final class CapturePipeline: @unchecked Sendable {
         shared.withLock { $0.requests.isFileAttached = true }  // after the sink: who sees the flag sees it
     }
 
-    /// Whether `onLevels` is called; levels are measured either way, for `levels`.
+    /// Whether `.levels` are delivered; levels are measured either way, for `levels`.
     public var isMeteringEnabled: Bool {
         get { shared.withLock { $0.requests.isMeteringEnabled } }
         set { shared.withLock { $0.requests.isMeteringEnabled = newValue } }
@@ -148,7 +154,7 @@ public final class CapturePipeline: @unchecked Sendable {
     }
 
     /// Frames written to the file so far (pauses excluded).
-    public var recordedFrames: Int { recordedFrameCount.load(ordering: .relaxed) }
+    public var recordedFrames: Int { publishedFrames.load(ordering: .relaxed) }
 
     /// Seconds written to the file so far.
     public var currentTime: Double { Double(recordedFrames) / Double(request.sampleRate) }
@@ -169,8 +175,7 @@ public final class CapturePipeline: @unchecked Sendable {
         let silentInputs = Self.silentInputs(request)
         // One lock: the capture thread sees the drop with the pause, and publishes no levels after.
         shared.withLock { shared in
-            shared.requests.isPaused = true
-            if droppingHeldAudio { shared.requests.dropsHeldAudio = true }
+            shared.requests.request(droppingHeldAudio ? .droppingHeldAudio : .keepingHeldAudio)
             shared.levels = silence
             shared.inputLevels = silentInputs
         }
@@ -179,10 +184,7 @@ public final class CapturePipeline: @unchecked Sendable {
     /// Writes again, appending to the same file.
     public func resume() {
         dispatchPrecondition(condition: .onQueue(callbackQueue))
-        shared.withLock { shared in
-            shared.requests.isPaused = false
-            shared.requests.dropsHeldAudio = false
-        }
+        shared.withLock { $0.requests.pause = nil }
     }
 
     /// Flushes everything written so far to disk (header included) on the capture thread,
@@ -203,12 +205,12 @@ public final class CapturePipeline: @unchecked Sendable {
 
     /// Ends the recording after the read in progress, whose fragment holds audio from just
     /// before the request (waiting for it costs up to one server cycle, 21 ms on the PipeWire
-    /// fixture; dropping it would lose that audio). `onEnded` follows once the file is
+    /// fixture; dropping it would lose that audio). `.ended` follows once the file is
     /// closed. A read late by more than `timeouts.readGrace` is not waited for: what the input
     /// has not delivered by then is not in the memo.
     public func stop() {
         dispatchPrecondition(condition: .onQueue(callbackQueue))
-        shared.withLock { $0.requests.isStopRequested = true }
+        shared.withLock { $0.requests.request(.stop) }
         reconnectWakeup.signal()
         endWithoutLateRead(.stopped)
     }
@@ -216,7 +218,7 @@ public final class CapturePipeline: @unchecked Sendable {
     /// Stops waiting for a lost capture stream: the recording ends with `.captureFailed`.
     public func giveUp() {
         dispatchPrecondition(condition: .onQueue(callbackQueue))
-        shared.withLock { $0.requests.isGivenUp = true }
+        shared.withLock { $0.requests.request(.giveUp) }
         reconnectWakeup.signal()
         endWithoutLateRead(.captureFailed(CapturePolicy.gaveUp))
     }
@@ -224,20 +226,20 @@ public final class CapturePipeline: @unchecked Sendable {
     /// Closes the capture stream after the read in progress and opens a new one for the same
     /// request: the input it should record from is back (`afterLoss`: the read in progress
     /// is not waited for, it may never return), or changed without the server moving the
-    /// stream. `onCaptureRestored` reports the new stream, `onCaptureLost` a failure (then it
+    /// stream. `.captureRestored` reports the new stream, `.captureLost` a failure (then it
     /// reconnects as after any loss).
     public func reopen(afterLoss: Bool) {
         dispatchPrecondition(condition: .onQueue(callbackQueue))
         guard !hasEnded else { return }
         guard afterLoss || watch.isStalled, watch.abandon() else {
-            return shared.withLock { $0.requests.isReopenRequested = true }
+            return shared.withLock { $0.requests.request(.reopen) }
         }
         watch = ReadWatch()
         startThread(watch: watch, isRestart: true)
     }
 
     /// Opens a call's system side again, on the default output, before its next fragment;
-    /// `onSystemAudioChanged` reports where it records then.
+    /// `.systemAudioChanged` reports where it records then.
     public func reopenSystemAudio() {
         dispatchPrecondition(condition: .onQueue(callbackQueue))
         isSystemAudioReopenRequested.store(true, ordering: .relaxed)
@@ -278,17 +280,19 @@ public final class CapturePipeline: @unchecked Sendable {
             let output = current!.systemAudioName
             deliver { pipeline in
                 if isRestart {
-                    pipeline.onCaptureRestored?(name)
+                    pipeline.events(.captureRestored(source: name))
                 } else {
-                    pipeline.onStarted?(.success(name))
+                    pipeline.events(.started(.success(name)))
                     pipeline.afterReadGrace { pipeline.announceAudioFlowing() }
                 }
-                if pipeline.request.systemAudio { pipeline.onSystemAudioChanged?(output, !isRestart) }
+                if pipeline.request.systemAudio {
+                    pipeline.events(.systemAudioChanged(output: output, isStart: !isRestart))
+                }
             }
         } catch {
             guard isRestart else {
                 let closeError = closeSink()
-                deliver { $0.onStarted?(.failure(error)) }
+                deliver { $0.events(.started(.failure(error))) }
                 deliver { $0.finish(.captureFailed(error), closeError: closeError) }
                 return
             }
@@ -305,7 +309,7 @@ public final class CapturePipeline: @unchecked Sendable {
                     do {
                         current = try openInputs(isStart: false)
                         let name = current!.microphone.sourceName
-                        deliver { $0.onCaptureRestored?(name) }
+                        deliver { $0.events(.captureRestored(source: name)) }
                         continue
                     } catch {
                         ending = .captureFailed(error)
@@ -318,13 +322,14 @@ public final class CapturePipeline: @unchecked Sendable {
             }
             // A lost stream is not the end of the memo: wait for the server (or device) to
             // come back and go on writing into the same, still valid, file.
-            guard case .captureFailed(let error) = ending, !shared.withLock({ $0.requests.isGivenUp }) else { break }
+            guard case .captureFailed(let error) = ending, !shared.withLock({ $0.requests.endings.contains(.giveUp) })
+            else { break }
             current = nil
-            deliver { $0.onCaptureLost?(error) }
+            deliver { $0.events(.captureLost(error)) }
             guard let restored = reconnect() else { break }
             current = restored
             let name = restored.microphone.sourceName
-            deliver { $0.onCaptureRestored?(name) }
+            deliver { $0.events(.captureRestored(source: name)) }
         }
         current = nil
         let closeError = closeSink()
@@ -371,11 +376,12 @@ public final class CapturePipeline: @unchecked Sendable {
         }
     }
 
-    /// Delivers `onAudioFlowing` unless it was delivered before.
+    /// Delivers `.audioFlowing` unless it was delivered before.
     private func announceAudioFlowing() {
         dispatchPrecondition(condition: .onQueue(callbackQueue))
-        guard !hasAudioFlowed.exchange(true, ordering: .relaxed) else { return }
-        onAudioFlowing?()
+        guard !hasAnnouncedAudioFlowing else { return }
+        hasAnnouncedAudioFlowing = true
+        events(.audioFlowing)
     }
 
     /// Closes the file on the callback queue, taken from a thread hung in a read.
@@ -391,7 +397,7 @@ public final class CapturePipeline: @unchecked Sendable {
         watchdog?.cancel()
         watchdog = nil
         completeSynchronizations()  // a closed file is as synchronized as it gets
-        onEnded?(ending, closeError)
+        events(.ended(ending, closeError: closeError))
     }
 
     /// Tells every caller of `synchronize(completion:)` still waiting that the file is synced.
@@ -411,9 +417,9 @@ public final class CapturePipeline: @unchecked Sendable {
     /// returns nil once the recording is stopped or given up.
     private func reconnect() -> CaptureSet? {
         var backoff = ReconnectBackoff()
-        while shared.withLock({ !$0.requests.isStopRequested && !$0.requests.isGivenUp }) {
+        while shared.withLock({ !$0.requests.isEnding }) {
             if let capture = try? openInputs(isStart: false) {
-                shared.withLock { $0.requests.isReopenRequested = false }  // a new stream is what it asked for
+                shared.withLock { $0.requests.reopened() }  // a new stream is what it asked for
                 return capture
             }
             // A stop or give-up ends the pause at once; one that came since the check above
@@ -471,33 +477,49 @@ public final class CapturePipeline: @unchecked Sendable {
     ) -> PumpResult? {
         let sink = requests.isFileAttached ? attachedSink : nil
         let bytesPerFrame = held.fragmentBytes / policy.framesPerRead
-        for action in actions {
+        // The policy counted the frames of every write among `actions`; those a failure
+        // leaves undone never reach the file, and the queue sees its count without them.
+        var undone: ArraySlice<CaptureAction> = []
+        defer { publishedFrames.store(policy.recordedFrames - Self.writtenFrames(undone), ordering: .relaxed) }
+        for (index, action) in actions.enumerated() {
             switch action {
             case .hold: held.append()
             case .write(let frames):
                 let fragment = UnsafeRawBufferPointer(rebasing: held.oldest[0..<(frames * bytesPerFrame)])
                 held.removeOldest()  // its bytes stay put until the next read
-                do { try sink!.write(fragment, frameCount: frames) } catch { return .ended(.writeFailed(error)) }
-                recordedFrameCount.add(frames, ordering: .relaxed)
+                do { try sink!.write(fragment, frameCount: frames) } catch {
+                    undone = actions[index...]
+                    return .ended(.writeFailed(error))
+                }
             case .drop(let count): held.removeOldest(count)
             case .synchronize:
-                do { try sink?.synchronize() } catch { return .ended(.writeFailed(error)) }
+                do { try sink?.synchronize() } catch {
+                    undone = actions[index...]
+                    return .ended(.writeFailed(error))
+                }
                 for completion in takeSynchronizations() { callbackQueue.async(execute: completion) }
             case .reportLevels(let levels, let inputs, let time): publish(levels, inputs: inputs, time: time)
             case .reportAudioFlowing:
-                if !hasAudioFlowed.load(ordering: .relaxed) { deliver { $0.announceAudioFlowing() } }
-            case .reportSoundStarted: deliver { $0.onSoundStarted?() }
+                deliver { $0.announceAudioFlowing() }  // the policy says so once
+            case .reportSoundStarted: deliver { $0.events(.soundStarted) }
             case .reportInputBack:
                 let name = inputs.microphone.sourceName
-                deliver { $0.onCaptureRestored?(name) }
+                deliver { $0.events(.captureRestored(source: name)) }
             case .end(let ending): return .ended(ending)
             case .declareLost(let error): return .lost(error)
             case .reopen:
-                shared.withLock { $0.requests.isReopenRequested = false }  // this reopen answers it
+                shared.withLock { $0.requests.reopened() }  // this reopen answers it
                 return .reopen
             }
         }
         return nil
+    }
+
+    /// The frames `actions` write.
+    private static func writtenFrames(_ actions: ArraySlice<CaptureAction>) -> Int {
+        actions.reduce(0) { total, action in
+            if case .write(let frames) = action { total + frames } else { total }
+        }
     }
 
     /// Reports what happened to a call's system side (its microphone's losses are the
@@ -506,9 +528,9 @@ public final class CapturePipeline: @unchecked Sendable {
         for event in events {
             switch event {
             case .lost:
-                deliver { $0.onSystemAudioChanged?(nil, false) }
+                deliver { $0.events(.systemAudioChanged(output: nil, isStart: false)) }
             case .back(_, let name):
-                deliver { $0.onSystemAudioChanged?(name, false) }
+                deliver { $0.events(.systemAudioChanged(output: name, isStart: false)) }
             }
         }
     }
@@ -530,20 +552,20 @@ public final class CapturePipeline: @unchecked Sendable {
         // Nothing is written while the read hangs: make the file on disk whole meanwhile, for
         // those waiting on the hung thread too.
         if watch.borrowFile({ try? attachedSink?.synchronize() }) { completeSynchronizations() }
-        onCaptureLost?(timeouts.stallLoss)
+        events(.captureLost(timeouts.stallLoss))
     }
 
     private func publish(_ levels: Levels, inputs: [Levels], time: Double) {
         // Held-back audio written as a pause begins is old news: a paused meter reads silence.
         // Checked under the lock `pause()` silences the meter under, so none slips in after.
         let isReported = shared.withLock { shared in
-            guard !shared.requests.isPaused else { return false }
+            guard shared.requests.pause == nil else { return false }
             shared.levels = levels
             shared.inputLevels = inputs
             return shared.requests.isMeteringEnabled
         }
         guard isReported else { return }
-        deliver { $0.onLevels?(levels, inputs, time) }
+        deliver { $0.events(.levels(levels, inputs: inputs, time: time)) }
     }
 
     private func closeSink() -> RecorderError? {
@@ -556,7 +578,7 @@ public final class CapturePipeline: @unchecked Sendable {
     }
 
     /// Runs `body` on the callback queue unless the pipeline has ended by then: the file
-    /// may be closed there while this thread waits in a read, and nothing may follow `onEnded`.
+    /// may be closed there while this thread waits in a read, and nothing may follow `.ended`.
     private func deliver(_ body: @escaping @Sendable (CapturePipeline) -> Void) {
         callbackQueue.async {
             if !self.hasEnded { body(self) }

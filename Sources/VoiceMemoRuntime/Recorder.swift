@@ -98,7 +98,7 @@ public final class Recorder: @unchecked Sendable {
         return pipeline.inputLevels
     }
 
-    private var openPipeline: CapturePipeline? { machine.open.flatMap { captures[$0.number]?.pipeline } }
+    private var openPipeline: CapturePipeline? { machine.open.flatMap { pipeline($0.number) } }
 
     // MARK: Commands
 
@@ -263,39 +263,44 @@ public final class Recorder: @unchecked Sendable {
         case .startCapture(let number, let request, let isMetering):
             startCapture(number, request, isMetering: isMetering)
         case .attachFile(let number):
-            guard let file = captures[number]?.file else { return nil }
-            captures[number]?.file = nil
-            captures[number]?.pipeline?.attach(file)
+            var file: AudioFileSink?
+            updateRunning(number) { swap(&file, &$0.fileToAttach) }
+            if let file { pipeline(number)?.attach(file) }
         case .pauseCapture(let number, let droppingHeldAudio):
-            captures[number]?.pipeline?.pause(droppingHeldAudio: droppingHeldAudio)
+            pipeline(number)?.pause(droppingHeldAudio: droppingHeldAudio)
         case .resumeCapture(let number):
-            captures[number]?.pipeline?.resume()
+            pipeline(number)?.resume()
         case .synchronize(let number, let reply):
-            guard let pipeline = captures[number]?.pipeline else { return perform(.answer(reply, .success(.done))) }
+            guard let pipeline = pipeline(number) else { return perform(.answer(reply, .success(.done))) }
             pipeline.synchronize { [weak self] in _ = self?.perform(.answer(reply, .success(.done))) }
         case .stopCapture(let number):
-            captures[number]?.pipeline?.stop()
+            pipeline(number)?.stop()
         case .giveUpCapture(let number):
-            captures[number]?.pipeline?.giveUp()
+            pipeline(number)?.giveUp()
         case .reopenCapture(let number, let afterLoss):
-            captures[number]?.pipeline?.reopen(afterLoss: afterLoss)
+            pipeline(number)?.reopen(afterLoss: afterLoss)
         case .reopenSystemAudio(let number):
-            captures[number]?.pipeline?.reopenSystemAudio()
+            pipeline(number)?.reopenSystemAudio()
         case .setMetering(let number, let isOn):
-            captures[number]?.pipeline?.isMeteringEnabled = isOn
+            pipeline(number)?.isMeteringEnabled = isOn
         case .scheduleStart(let number, let startTime):
             let delay = Double(startTime) - now().timeIntervalSince1970
-            captures[number, default: Capture()].startTimer = timer(wallDelay: delay) {
-                $0.captures[number] = nil  // fired: the start makes the capture anew
-                $0.send(.startTimeReached(number))
-            }
+            captures[number] = .scheduled(
+                startTimer: timer(wallDelay: delay) {
+                    $0.captures[number] = nil  // fired: the start makes the capture anew
+                    $0.send(.startTimeReached(number))
+                })
         case .cancelStart(let number):
-            captures.removeValue(forKey: number)?.startTimer?.cancel()
+            if case .scheduled(let startTimer)? = captures.removeValue(forKey: number) { startTimer.cancel() }
         case .scheduleReconnectTimeout(let number, let seconds):
-            captures[number]?.reconnectTimer = timer(delay: seconds) { $0.send(.reconnectTimedOut(number)) }
+            updateRunning(number) {
+                $0.reconnectTimer = timer(delay: seconds) { $0.send(.reconnectTimedOut(number)) }
+            }
         case .cancelReconnectTimeout(let number):
-            captures[number]?.reconnectTimer?.cancel()
-            captures[number]?.reconnectTimer = nil
+            updateRunning(number) { capture in
+                capture.reconnectTimer?.cancel()
+                capture.reconnectTimer = nil
+            }
         case .stopPlayback:
             player?.stop()
         case .notify(let notification):
@@ -322,8 +327,13 @@ public final class Recorder: @unchecked Sendable {
         try journal.add(fileName)
         do {
             let file = try backend.makeFileSink(path: memo.path, request: request, tags: tags)
-            captures[number, default: Capture()].file = file
-            captures[number]?.journaledName = fileName
+            if case .running(var capture) = captures[number] {
+                capture.fileToAttach = file  // the sound came: the pipeline takes it next
+                capture.journaledName = fileName
+                captures[number] = .running(capture)
+            } else {
+                captures[number] = .fileCreated(file, journaledName: fileName)
+            }
         } catch {
             journal.remove(fileName)
             throw error
@@ -333,39 +343,53 @@ public final class Recorder: @unchecked Sendable {
     /// Starts moving audio into the recording's file (if it has one yet); the pipeline's
     /// reports come back as events.
     private func startCapture(_ number: RecordingNumber, _ request: RecordingRequest, isMetering: Bool) {
-        let file = captures[number]?.file
-        captures[number, default: Capture()].file = nil
+        var file: AudioFileSink?
+        var journaledName: String?
+        if case .fileCreated(let created, let name) = captures[number] { (file, journaledName) = (created, name) }
         let pipeline = CapturePipeline(
-            request: request, backend: backend, sink: file, callbackQueue: queue, timeouts: captureTimeouts)
-        pipeline.onStarted = { [weak self] result in
-            switch result {
-            case .success(let source): self?.send(.captureStarted(number, source: source))
-            case .failure(let error): self?.send(.captureFailedToStart(number, error))
-            }
-        }
-        pipeline.onAudioFlowing = { [weak self] in self?.send(.audioFlowing(number)) }
-        pipeline.onEnded = { [weak self] ending, closeError in self?.captureEnded(number, ending, closeError) }
-        pipeline.onCaptureLost = { [weak self] error in self?.send(.captureLost(number, error)) }
-        pipeline.onCaptureRestored = { [weak self] source in self?.send(.captureRestored(number, source: source)) }
-        pipeline.onSystemAudioChanged = { [weak self] output, isStart in
-            self?.send(.systemAudioChanged(number, output: output, isStart: isStart))
-        }
-        pipeline.onLevels = { [weak self] levels, inputs, time in
-            self?.send(.levelsMeasured(number, levels, inputs: inputs, currentTime: time))
-        }
-        pipeline.onSoundStarted = { [weak self] in self?.send(.soundStarted(number)) }
+            request: request, backend: backend, sink: file, callbackQueue: queue, timeouts: captureTimeouts
+        ) { [weak self] event in self?.captureReported(event, by: number) }
         pipeline.isMeteringEnabled = isMetering
-        captures[number]?.pipeline = pipeline
+        captures[number] = .running(RunningCapture(pipeline: pipeline, journaledName: journaledName))
         pipeline.start()
+    }
+
+    /// Hands what recording `number`'s pipeline reports to the rules.
+    private func captureReported(_ event: CapturePipeline.Event, by number: RecordingNumber) {
+        switch event {
+        case .started(.success(let source)): send(.captureStarted(number, source: source))
+        case .started(.failure(let error)): send(.captureFailedToStart(number, error))
+        case .audioFlowing: send(.audioFlowing(number))
+        case .soundStarted: send(.soundStarted(number))
+        case .levels(let levels, let inputs, let time):
+            send(.levelsMeasured(number, levels, inputs: inputs, currentTime: time))
+        case .captureLost(let error): send(.captureLost(number, error))
+        case .captureRestored(let source): send(.captureRestored(number, source: source))
+        case .systemAudioChanged(let output, let isStart):
+            send(.systemAudioChanged(number, output: output, isStart: isStart))
+        case .ended(let ending, let closeError): captureEnded(number, ending, closeError)
+        }
     }
 
     /// The file is closed: the rules hear how the capture ended, then the journal lets go of it.
     private func captureEnded(_ number: RecordingNumber, _ ending: CaptureEnding, _ closeError: RecorderError?) {
-        guard let capture = captures.removeValue(forKey: number) else { return }
+        guard case .running(let capture)? = captures.removeValue(forKey: number) else { return }
         capture.reconnectTimer?.cancel()
-        let frames = capture.pipeline?.recordedFrames ?? 0
+        let frames = capture.pipeline.recordedFrames
         send(.captureEnded(number, ending, closeError: closeError, recordedFrames: frames, now: now()))
         if let name = capture.journaledName { journal.remove(name) }
+    }
+
+    /// The pipeline of recording `number`, if it runs.
+    private func pipeline(_ number: RecordingNumber) -> CapturePipeline? {
+        if case .running(let capture) = captures[number] { capture.pipeline } else { nil }
+    }
+
+    /// Changes what recording `number` holds while its pipeline runs; nothing otherwise.
+    private func updateRunning(_ number: RecordingNumber, _ change: (inout RunningCapture) -> Void) {
+        guard case .running(var capture) = captures[number] else { return }
+        change(&capture)
+        captures[number] = .running(capture)
     }
 
     /// A timer on the recorder's queue that sends what `fire` says after `delay` seconds.
@@ -393,14 +417,25 @@ public final class Recorder: @unchecked Sendable {
     }
 }
 
-/// What one recording holds while it runs.
-private struct Capture {
-    var pipeline: CapturePipeline?
-    /// The file, between its creation and the capture (or the attach) that takes it.
-    var file: AudioFileSink?
-    /// The file's name in the journal, once it is listed there.
+/// What one recording holds, stage by stage.
+private enum Capture {
+    /// Waiting for its start time.
+    case scheduled(startTimer: DispatchSourceTimer)
+    /// Its file is created and listed in the journal under `journaledName`; the capture that
+    /// starts next takes it.
+    case fileCreated(AudioFileSink, journaledName: String)
+    /// Its pipeline runs.
+    case running(RunningCapture)
+}
+
+/// What a recording whose pipeline runs holds.
+private struct RunningCapture {
+    let pipeline: CapturePipeline
+    /// The file's name in the journal: none while a recording that waits for sound has no file.
     var journaledName: String?
-    var startTimer: DispatchSourceTimer?
+    /// The file made when the sound came, until the pipeline takes it.
+    var fileToAttach: AudioFileSink?
+    /// Ends the wait for a lost audio server, while one is waited for.
     var reconnectTimer: DispatchSourceTimer?
 }
 

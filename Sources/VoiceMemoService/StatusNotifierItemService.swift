@@ -18,6 +18,11 @@ import VoiceMemoRuntime
 /// no log line. The look follows `TrayPresentation`; while recording (and only then) a
 /// one-second timer refreshes the tooltip's clock.
 ///
+/// While GNOME Shell's voicememo extension runs it owns `org.example.VoiceMemo.ShellIndicator`
+/// and is the recorder's icon in the top bar: the item is then withdrawn (as if `TrayEnabled`
+/// were off), so the AppIndicator extension does not show a second icon, and comes back as
+/// soon as that name loses its owner (NameOwnerChanged).
+///
 /// Lives on the daemon's queue with the recorder and the bus connection.
 package final class StatusNotifierItemService {
     static let path = ObjectPath("/StatusNotifierItem")
@@ -25,6 +30,8 @@ package final class StatusNotifierItemService {
     static let watcher = BusName("org.kde.StatusNotifierWatcher")
     static let watcherPath = ObjectPath("/StatusNotifierWatcher")
     static let watcherInterface = InterfaceName("org.kde.StatusNotifierWatcher")
+    /// Owned by the GNOME Shell extension while it shows the recorder in the top bar.
+    static let shellIndicator = BusName("org.example.VoiceMemo.ShellIndicator")
 
     private let recorder: Recorder
     private let library: MemoLibraryService
@@ -37,6 +44,8 @@ package final class StatusNotifierItemService {
     /// The name registered with the watcher.
     let itemName = BusName("org.kde.StatusNotifierItem-\(getpid())-1")
     private(set) var isShown = false
+    /// Whether the shell's own indicator runs, so the item stays withdrawn.
+    private var isShellIndicatorRunning = false
     private var tooltipTimer: DispatchSourceTimer?
     /// The look last announced, so signals go out only for real changes.
     private var announced: TrayPresentation.Appearance?
@@ -69,13 +78,21 @@ package final class StatusNotifierItemService {
         }
     }
 
-    /// Follows the watcher and shows the item if the settings say so. Call once, after the
-    /// daemon's own name is owned.
+    /// Follows the watcher and the shell's indicator, and shows the item if the settings say
+    /// so and no shell indicator runs. Call once, after the daemon's own name is owned.
     package func start() {
         try? server.connection.addMatch(.nameOwnerChanged(of: Self.watcher))
+        try? server.connection.addMatch(.nameOwnerChanged(of: Self.shellIndicator))
         try? server.connection.addMatch(
             .signals(interface: Self.watcherInterface, member: MemberName("StatusNotifierHostRegistered")))
         server.connection.addSignalHandler { [weak self] signal in
+            if signal.sender == BusName.bus.rawValue, signal.member.rawValue == "NameOwnerChanged",
+                signal.arguments.first?.string == Self.shellIndicator.rawValue
+            {
+                self?.isShellIndicatorRunning = signal.arguments.last?.string?.isEmpty == false
+                self?.updateShown()
+                return
+            }
             let watcherAppeared =
                 signal.sender == BusName.bus.rawValue && signal.member.rawValue == "NameOwnerChanged"
                 && signal.arguments.first?.string == Self.watcher.rawValue
@@ -85,11 +102,24 @@ package final class StatusNotifierItemService {
             guard watcherAppeared || hostRegistered else { return }
             self?.register()
         }
-        setShown(recorder.defaults.isTrayEnabled)
+        // Asked before the item's name is requested: this answer comes first, so with a shell
+        // indicator running the item is withdrawn before it would register with a watcher.
+        server.connection.call(
+            destination: .bus, path: .bus, interface: .bus, member: MemberName("NameHasOwner"),
+            arguments: [.string(Self.shellIndicator.rawValue)]
+        ) { [weak self] result in
+            self?.isShellIndicatorRunning = (try? result.get().first?.boolean) == true
+            self?.updateShown()
+        }
+        updateShown()
+    }
+
+    private func updateShown() {
+        setShown(recorder.defaults.isTrayEnabled && !isShellIndicatorRunning)
     }
 
     private func recorderChanged(_ properties: [RecorderProperty]) {
-        if properties.contains(.trayEnabled) { setShown(recorder.defaults.isTrayEnabled) }
+        if properties.contains(.trayEnabled) { updateShown() }
         guard isShown,
             properties.contains(.state) || properties.contains(.activeSource) || properties.contains(.activeOutput)
         else { return }

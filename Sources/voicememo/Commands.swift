@@ -58,55 +58,31 @@ struct Record: Subcommand {
         --auto-gain brings a quiet or loud voice to one speech level (the NoiseSuppression
         and AutoGain properties make them the default).
         """
-    static let valued: Set<String> = [
-        "format", "rate", "channels", "quality", "title", "source", "duration", "at", "threshold", "pre-roll",
-    ]
-    static let flags: Set<String> = ["on-sound", "system-audio", "split", "noise-suppression", "auto-gain"]
+    /// The options `record` has a flag for, in the table's order.
+    static let flagged = RecordingOption.all.compactMap { option in option.flag.map { (option, $0) } }
+    static let valued = Set(flagged.filter(\.1.takesValue).map(\.1.name))
+    static let flags = Set(flagged.filter { !$0.1.takesValue }.map(\.1.name))
 
     var options: [String: BusValue] = [:]
 
     init(_ words: [String]) throws(UsageError) {
         let arguments = try Arguments(words, valued: Self.valued, flags: Self.flags)
         if let extra = arguments.positionals.first { throw UsageError("unexpected argument '\(extra)'") }
-        for name in ["format", "quality", "title", "source"] {
-            if let value = arguments.value(name) { options[name] = .string(value) }
-        }
-        for (name, key) in [("rate", "sample-rate"), ("channels", "channels")] {
-            guard let text = arguments.value(name) else { continue }
-            guard let number = UInt32(text) else { throw UsageError("--\(name) needs a whole number; got '\(text)'") }
-            options[key] = .uint32(number)
-        }
-        if let text = arguments.value("duration") {
-            guard let seconds = Double(text), seconds > 0 else {
-                throw UsageError("--duration needs a number of seconds; got '\(text)'")
+        for (option, flag) in Self.flagged {
+            guard let word = flag.takesValue ? arguments.value(flag.name) : arguments.has(flag.name) ? "" : nil
+            else { continue }
+            if let required = flag.requires, !arguments.has(required) {
+                throw UsageError("--\(flag.name) goes with --\(required)")
             }
-            options["duration"] = .double(seconds)
-        }
-        if let text = arguments.value("at") {
-            guard let time = StartTime.parse(text) else {
-                throw UsageError("--at needs +SECONDS, +MINUTESm, +HOURSh, HH:MM or a Unix time; got '\(text)'")
+            guard let value = flag.value(for: word).flatMap(BusValue.init) else {
+                throw UsageError("--\(flag.name) needs \(flag.expectation); got '\(word)'")
             }
-            options["start-at"] = .int64(time)
-        }
-        if arguments.has("on-sound") { options["start-on-sound"] = .boolean(true) }
-        for (name, key) in [("threshold", "sound-threshold"), ("pre-roll", "pre-roll")] {
-            guard let text = arguments.value(name) else { continue }
-            guard arguments.has("on-sound") else { throw UsageError("--\(name) goes with --on-sound") }
-            guard let number = Double(text), number.isFinite else {
-                throw UsageError("--\(name) needs a number; got '\(text)'")
-            }
-            options[key] = .double(number)
-        }
-        if arguments.has("system-audio") { options["system-audio"] = .boolean(true) }
-        for flag in ["noise-suppression", "auto-gain"] where arguments.has(flag) { options[flag] = .boolean(true) }
-        if arguments.has("split") {
-            guard arguments.has("system-audio") else { throw UsageError("--split goes with --system-audio") }
-            options["channel-layout"] = .string(ChannelLayout.split.rawValue)
+            options[option.key] = value
         }
     }
 
     /// Whether the memo waits for sound before it begins.
-    private var waitsForSound: Bool { options["start-on-sound"] != nil }
+    private var waitsForSound: Bool { options[RecordingOption.startOnSound.key] != nil }
 
     func run(_ client: RecorderClient) throws(BusError) {
         let reply =

@@ -1,6 +1,7 @@
 import AudioContainers
 import Foundation
 import SoundFile
+import TestSupport
 import Testing
 import VoiceMemoCore
 
@@ -182,18 +183,5 @@ struct TagEditorTests {
             try TagEditor.setTitle("a\0b", ofFileAt: memo.path, container: .wav)
         }
         #expect(memo.bytes == original)
-    }
-}
-
-/// A small deterministic generator (SplitMix64), so damage patterns are reproducible.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,6 +1,7 @@
 import Bus
 import Foundation
 import IntegrationSupport
+import VoiceMemoContract
 
 extension RecorderBenchmark {
     /// What recording a call costs (`system-audio`, `split`): CPU per minute of the daemon
@@ -71,8 +72,8 @@ extension RecorderBenchmark {
         try waitForRecordStreams(streams)
         let recorded = try accounting(of: [daemon.process.pid], recordingFor: plan.cpuWindow)
         let stopping = try client.markSignals()
-        try client.call("Stop")
-        try client.waitForSignal("RecordingFinished", timeout: .seconds(10), after: stopping)
+        try client.call(RecorderMember.stop)
+        try client.waitForSignal(RecorderMember.recordingFinished, timeout: .seconds(10), after: stopping)
         return perMinute(recorded.client.cpuSeconds, over: plan.cpuWindow)
     }
 }

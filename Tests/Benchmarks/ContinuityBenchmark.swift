@@ -2,6 +2,7 @@ import Bus
 import Foundation
 import IntegrationSupport
 import SoundFile
+import VoiceMemoContract
 
 extension RecorderBenchmark {
     /// Records the stimulus for `plan.continuityRecording` into a 16-bit mono WAV and
@@ -20,8 +21,8 @@ extension RecorderBenchmark {
         }
         keepRecording(for: plan.continuityRecording)
         let stopping = try client.markSignals()
-        _ = try span.stop { try client.call("Stop") }
-        try client.waitForSignal("RecordingFinished", timeout: .seconds(10), after: stopping)
+        _ = try span.stop { try client.call(RecorderMember.stop) }
+        try client.waitForSignal(RecorderMember.recordingFinished, timeout: .seconds(10), after: stopping)
 
         let samples = try SoundFileReader(path: client.file(of: memo).path).readInt16()
         continuity = SampleContinuity(samples: samples, span: span)

@@ -13,7 +13,7 @@ extension RecorderBenchmark {
         defer { daemon.stop() }
         // One round trip, so whatever the daemon does after owning its name is done; idle
         // begins once the worker that ran it is gone.
-        try VoiceMemoProxy(session: fixture.session, marksEachCall: false).call(RecorderMember.getLevels.name.rawValue)
+        try VoiceMemoProxy(session: fixture.session, marksEachCall: false).call(RecorderMember.getLevels)
         try waitForDispatchWorkers(of: daemon)
         let pid = daemon.process.pid
         let (idle, server) = try accounting(of: [pid], recordingFor: plan.idleWindow)

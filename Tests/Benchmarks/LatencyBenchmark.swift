@@ -11,8 +11,8 @@ extension RecorderBenchmark {
         let daemon = try fixture.launchDaemon()
         defer { daemon.stop() }
         let client = try VoiceMemoProxy(session: fixture.session, marksEachCall: false)
-        try client.setProperty(RecorderMember.format.name, .string("wav"))
-        try client.setProperty(RecorderMember.channels.name, .uint32(1))
+        try client.setProperty(RecorderMember.format, .string("wav"))
+        try client.setProperty(RecorderMember.channels, .uint32(1))
 
         var recordReply: [Double] = []
         var firstFrame: [Double] = []
@@ -21,7 +21,7 @@ extension RecorderBenchmark {
         var stopFinished: [Double] = []
         for _ in 0..<plan.latencyRuns {
             let called = clock.now
-            let reply = try client.call(RecorderMember.record.name.rawValue)
+            let reply = try client.call(RecorderMember.record)
             let replied = clock.now
             let file = try client.file(of: client.memo(in: reply))
             // The daemon rewrites the WAV header after every write, so its length is the frames on disk.
@@ -32,7 +32,7 @@ extension RecorderBenchmark {
             keepRecording(for: plan.latencyRecording)
             let mark = try client.markSignals()
             let stopping = clock.now
-            try client.call(RecorderMember.stop.name.rawValue)
+            try client.call(RecorderMember.stop)
             let stopped = clock.now
             try client.waitForSignal(RecorderMember.recordingFinished.name.rawValue, timeout: .seconds(10), after: mark)
             let finished = clock.now
@@ -45,15 +45,15 @@ extension RecorderBenchmark {
 
         var toggleStart: [Double] = []
         var toggleStop: [Double] = []
-        try client.setProperty(RecorderMember.format.name, .string("opus"))
+        try client.setProperty(RecorderMember.format, .string("opus"))
         for _ in 0..<plan.latencyRuns {
             let starting = clock.now
-            try client.call(RecorderMember.toggle.name.rawValue)
+            try client.call(RecorderMember.toggle)
             toggleStart.append((clock.now - starting).milliseconds)
             keepRecording(for: plan.latencyRecording)
             let mark = try client.markSignals()
             let stopping = clock.now
-            try client.call(RecorderMember.toggle.name.rawValue)
+            try client.call(RecorderMember.toggle)
             toggleStop.append((clock.now - stopping).milliseconds)
             try client.waitForSignal(RecorderMember.recordingFinished.name.rawValue, timeout: .seconds(10), after: mark)
         }

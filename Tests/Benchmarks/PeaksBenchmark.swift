@@ -38,7 +38,7 @@ extension RecorderBenchmark {
         // The bus alone: the same number of calls, each reading one property.
         let baseline = try callEvery(
             ids, interface: "org.freedesktop.DBus.Properties", member: "Get",
-            arguments: [.string(Contract.memoInterface.rawValue), .string("Id")]
+            arguments: [.string(Contract.memoInterface.rawValue), .string(MemoMember.id.name)]
         ) { id, reply in
             reply.first?.variant?.string == id ? nil : "Id of \(id) is \(reply)"
         }
@@ -72,7 +72,10 @@ extension RecorderBenchmark {
     /// `peaksCallsInFlight` calls outstanding; how long all the answers took. Throws on any
     /// answer that is not `count` values in 0…1, all 0 (the memos are silence).
     private func peaksOfEvery(_ ids: [String], count: UInt32) throws -> Duration {
-        try callEvery(ids, interface: Contract.memoInterface.rawValue, member: "Peaks", arguments: [.uint32(count)]) {
+        try callEvery(
+            ids, interface: Contract.memoInterface.rawValue, member: MemoMember.peaks.name.rawValue,
+            arguments: [.uint32(count)]
+        ) {
             id, reply in
             let values = reply.first?.array?.compactMap(\.double) ?? []
             return values.count == Int(count) && values.allSatisfy { $0 == 0 }

@@ -2,6 +2,7 @@ import Bus
 import Foundation
 import IntegrationSupport
 import SoundFile
+import VoiceMemoContract
 
 extension RecorderBenchmark {
     /// CPU per minute of recording for each `RecordingFormat`, voicememod against parecord
@@ -36,8 +37,8 @@ extension RecorderBenchmark {
                 try waitForRecordStreams(idleStreams + 1)
                 let recorded = try accounting(of: [daemon.process.pid], recordingFor: window)
                 let stopping = try client.markSignals()
-                try client.call("Stop")
-                try client.waitForSignal("RecordingFinished", timeout: .seconds(10), after: stopping)
+                try client.call(RecorderMember.stop)
+                try client.waitForSignal(RecorderMember.recordingFinished, timeout: .seconds(10), after: stopping)
                 own.append(perMinute(recorded.client.cpuSeconds, over: window))
                 ownWithServer.append(perMinute(recorded.client.cpuSeconds + recorded.server.cpuSeconds, over: window))
                 residentRecording.append(Double(recorded.client.residentKilobytes) / 1024)

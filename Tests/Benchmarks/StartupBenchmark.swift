@@ -64,10 +64,10 @@ extension RecorderBenchmark {
                 throw BenchmarkError.unexpected("voicememod did not own \(Contract.busName.rawValue) within 60 s")
             }
             let owned = clock.now
-            try client.call(RecorderMember.record.name.rawValue)
+            try client.call(RecorderMember.record)
             let answered = clock.now
             let stopping = try client.markSignals()
-            try client.call(RecorderMember.stop.name.rawValue)
+            try client.call(RecorderMember.stop)
             try client.waitForSignal(
                 RecorderMember.recordingFinished.name.rawValue, timeout: .seconds(10), after: stopping)
             let log = try waitForLibraryRead(logName: logName)

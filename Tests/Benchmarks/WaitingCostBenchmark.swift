@@ -1,6 +1,7 @@
 import Bus
 import Foundation
 import IntegrationSupport
+import VoiceMemoContract
 
 extension RecorderBenchmark {
     /// What waiting for sound costs (`start-on-sound`): the daemon captures a silent input
@@ -14,12 +15,12 @@ extension RecorderBenchmark {
         let client = try VoiceMemoProxy(session: fixture.session, marksEachCall: false)
         let idleStreams = try recordStreamCount()
         let options: [String: BusValue] = ["format": .string("opus"), "start-on-sound": .boolean(true)]
-        try client.call("RecordWithOptions", [.stringDictionary(options)])
+        try client.call(RecorderMember.recordWithOptions, [.stringDictionary(options)])
         try waitForRecordStreams(idleStreams + 1)
         let window = plan.idleWindow
         let waited = try accounting(of: [daemon.process.pid], recordingFor: window)
-        let state = try client.property("State").string
-        try client.call("Cancel")
+        let state = try client.property(RecorderMember.state).string
+        try client.call(RecorderMember.cancel)
         guard state == "scheduled" else {
             throw BenchmarkError.unexpected("the recorder stopped waiting (State \(state ?? "?")) on a silent input")
         }

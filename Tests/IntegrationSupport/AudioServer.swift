@@ -26,6 +26,38 @@ package protocol AudioServer: AnyObject {
     func send(_ signal: Int32)
 }
 
+/// An audio server the fixture runs as its own child processes and drives with `pactl`:
+/// the lifecycle both kinds share, around the start each does its own way.
+package protocol ChildProcessAudioServer: AudioServer {
+    /// The server's running programs, in start order; nil before the first start.
+    var processes: AudioServerProcesses? { get }
+    /// `pactl` against the server's socket.
+    var control: PulseControl { get }
+    /// Launches the programs and returns once the server is ready with its devices.
+    func start() throws
+}
+
+extension ChildProcessAudioServer {
+    package var isRunning: Bool { processes?.areRunning ?? false }
+
+    package func pactl(_ arguments: [String]) throws -> String {
+        try control.run(arguments)
+    }
+
+    package func stop() {
+        processes?.terminate()
+    }
+
+    package func send(_ signal: Int32) {
+        for child in processes?.children ?? [] { child.send(signal) }
+    }
+
+    package func restart() throws {
+        stop()
+        try start()
+    }
+}
+
 extension AudioServer {
     /// The rows of `pactl list short <objects>` ("sources", "source-outputs", …), each
     /// split into its tab-separated fields: the index first, then (mostly) the name.

@@ -10,7 +10,7 @@ import Foundation
 /// `PipeWireConfiguration` in `XDG_CONFIG_HOME`, wireplumber's remembered
 /// defaults and volumes in `XDG_STATE_HOME`, and the session bus, without which
 /// wireplumber exits.
-package final class PipeWireServer: AudioServer {
+package final class PipeWireServer: ChildProcessAudioServer {
     package let serverName = "PipeWire"
     package let programs = ["pipewire", "wireplumber", "pipewire-pulse"]
 
@@ -18,8 +18,8 @@ package final class PipeWireServer: AudioServer {
     package let startupTimeout: Duration
 
     private let session: TestSession
-    private let control: PulseControl
-    private var processes: AudioServerProcesses?
+    package let control: PulseControl
+    package private(set) var processes: AudioServerProcesses?
 
     /// Writes the configuration drop-ins, starts the server, creates the
     /// `AudioDevices` and waits until they are the defaults.
@@ -32,13 +32,6 @@ package final class PipeWireServer: AudioServer {
         try start()
     }
 
-    /// Whether the core, wireplumber and pipewire-pulse all run.
-    package var isRunning: Bool { processes?.areRunning ?? false }
-
-    package func pactl(_ arguments: [String]) throws -> String {
-        try control.run(arguments)
-    }
-
     /// Kills the PipeWire core, as a crash would. wireplumber exits by itself
     /// soon after; pipewire-pulse keeps running, without its modules, and
     /// refuses clients until `restart()` replaces it.
@@ -46,23 +39,9 @@ package final class PipeWireServer: AudioServer {
         processes?.children.first?.kill()
     }
 
-    package func stop() {
-        processes?.terminate()
-    }
-
-    package func send(_ signal: Int32) {
-        for child in processes?.children ?? [] { child.send(signal) }
-    }
-
-    /// Stops whatever still runs of the three programs and starts all three again.
-    package func restart() throws {
-        stop()
-        try start()
-    }
-
     /// Starts the core, then, once it answers (starting the others earlier
     /// races), wireplumber and pipewire-pulse; then creates the devices.
-    private func start() throws {
+    package func start() throws {
         let processes = AudioServerProcesses(serverName: serverName, session: session, startupTimeout: startupTimeout)
         self.processes = processes
         try processes.launch("pipewire")

@@ -5,7 +5,7 @@ import Foundation
 /// default.pa, so no real sound card or user setting is involved.
 ///
 /// Running as root (as on CI) works; PulseAudio only logs a warning.
-package final class PulseAudioServer: AudioServer {
+package final class PulseAudioServer: ChildProcessAudioServer {
     package let serverName = "PulseAudio"
     package let programs = ["pulseaudio"]
 
@@ -13,9 +13,9 @@ package final class PulseAudioServer: AudioServer {
     package let startupTimeout: Duration
 
     private let session: TestSession
-    private let control: PulseControl
+    package let control: PulseControl
     private let script: URL
-    private var processes: AudioServerProcesses?
+    package private(set) var processes: AudioServerProcesses?
 
     /// Writes the configuration script, starts the server, creates the
     /// `AudioDevices` and waits until they are the defaults.
@@ -29,30 +29,11 @@ package final class PulseAudioServer: AudioServer {
         try start()
     }
 
-    package var isRunning: Bool { processes?.areRunning ?? false }
-
-    package func pactl(_ arguments: [String]) throws -> String {
-        try control.run(arguments)
-    }
-
     package func kill() {
         for child in processes?.children ?? [] { child.kill() }
     }
 
-    package func stop() {
-        processes?.terminate()
-    }
-
-    package func send(_ signal: Int32) {
-        for child in processes?.children ?? [] { child.send(signal) }
-    }
-
-    package func restart() throws {
-        stop()
-        try start()
-    }
-
-    private func start() throws {
+    package func start() throws {
         let processes = AudioServerProcesses(serverName: serverName, session: session, startupTimeout: startupTimeout)
         self.processes = processes
         try processes.launch(

@@ -71,7 +71,14 @@ package final class VoiceMemoProxy {
 
     /// Calls a recorder method; the contract's errors are thrown as `BusError`.
     @discardableResult
-    package func call(_ member: String, _ arguments: [BusValue] = []) throws -> [BusValue] {
+    package func call(_ member: BusMethodDeclaration, _ arguments: [BusValue] = []) throws -> [BusValue] {
+        try call(unlisted: member.name.rawValue, arguments)
+    }
+
+    /// Calls a recorder method by a name the contract may not have: for the tests of how the
+    /// daemon answers one.
+    @discardableResult
+    package func call(unlisted member: String, _ arguments: [BusValue] = []) throws -> [BusValue] {
         try markBeforeCall()
         return try calls.call(
             destination: Self.busName, path: Self.path, interface: Self.interface, member: MemberName(member),
@@ -80,7 +87,7 @@ package final class VoiceMemoProxy {
 
     /// Starts a memo with `options` (RecordWithOptions) and returns its object path.
     package func recordWithOptions(_ options: [String: BusValue]) throws -> ObjectPath {
-        try memo(in: call("RecordWithOptions", [.stringDictionary(options)]))
+        try memo(in: call(RecorderMember.recordWithOptions, [.stringDictionary(options)]))
     }
 
     /// The memo object path a `Record`, `RecordWithOptions` or `Stop` reply names.
@@ -89,7 +96,13 @@ package final class VoiceMemoProxy {
     }
 
     /// One property of the recorder, e.g. `State`.
-    package func property(_ name: String) throws -> BusValue {
+    package func property(_ declaration: BusPropertyDeclaration) throws -> BusValue {
+        try property(unlisted: declaration.name)
+    }
+
+    /// One property of the recorder by a name read at run time (from introspection) or one
+    /// the contract may not have.
+    package func property(unlisted name: String) throws -> BusValue {
         let reply = try calls.call(
             destination: Self.busName, path: Self.path, interface: Self.properties, member: MemberName("Get"),
             arguments: [.string(Self.interface.rawValue), .string(name)])
@@ -97,7 +110,13 @@ package final class VoiceMemoProxy {
     }
 
     /// Sets a property of the recorder, e.g. `Format`.
-    package func setProperty(_ name: String, _ value: BusValue) throws {
+    package func setProperty(_ declaration: BusPropertyDeclaration, _ value: BusValue) throws {
+        try setProperty(unlisted: declaration.name, value)
+    }
+
+    /// Sets a recorder property by a name the contract may not have, or one it makes
+    /// read-only: for the tests of how the daemon refuses it.
+    package func setProperty(unlisted name: String, _ value: BusValue) throws {
         try markBeforeCall()
         _ = try calls.call(
             destination: Self.busName, path: Self.path, interface: Self.properties, member: MemberName("Set"),
@@ -106,10 +125,12 @@ package final class VoiceMemoProxy {
 
     /// Calls a method of the memo object at `memo`.
     @discardableResult
-    package func callMemo(_ memo: ObjectPath, _ member: String, _ arguments: [BusValue] = []) throws -> [BusValue] {
+    package func callMemo(_ memo: ObjectPath, _ member: BusMethodDeclaration, _ arguments: [BusValue] = []) throws
+        -> [BusValue]
+    {
         try markBeforeCall()
         return try calls.call(
-            destination: Self.busName, path: memo, interface: Self.memoInterface, member: MemberName(member),
+            destination: Self.busName, path: memo, interface: Self.memoInterface, member: member.name,
             arguments: arguments)
     }
 
@@ -132,11 +153,12 @@ package final class VoiceMemoProxy {
         try markBeforeCall()
         _ = try calls.call(
             destination: Self.busName, path: memo, interface: Self.properties, member: MemberName("Set"),
-            arguments: [.string(Self.memoInterface.rawValue), .string("Title"), .variant(.string(title))])
+            arguments: [.string(Self.memoInterface.rawValue), .string(MemoMember.title.name), .variant(.string(title))])
     }
 
     /// One property of the memo object at `memo`.
-    package func memoProperty(_ memo: ObjectPath, _ name: String) throws -> BusValue {
+    package func memoProperty(_ memo: ObjectPath, _ declaration: BusPropertyDeclaration) throws -> BusValue {
+        let name = declaration.name
         let reply = try calls.call(
             destination: Self.busName, path: memo, interface: Self.properties, member: MemberName("Get"),
             arguments: [.string(Self.memoInterface.rawValue), .string(name)])
@@ -145,7 +167,7 @@ package final class VoiceMemoProxy {
 
     /// The recorder's `State`.
     package var state: String {
-        get throws { try unwrap(property("State").string, "State is a string") }
+        get throws { try unwrap(property(RecorderMember.state).string, "State is a string") }
     }
 
     /// Waits until the memo in progress holds at least `seconds` of audio (`CurrentTime`):
@@ -163,12 +185,22 @@ package final class VoiceMemoProxy {
 
     /// The seconds of audio in the memo in progress (`CurrentTime`).
     package func recordedSeconds() throws -> Double {
-        try unwrap(property("CurrentTime").double, "CurrentTime is a double")
+        try unwrap(property(RecorderMember.currentTime).double, "CurrentTime is a double")
     }
 
     /// Returns the first signal named `member` satisfying `condition` that was emitted after
     /// `mark` (by default the one before the latest call through this proxy), reading signals
     /// until it comes; fails after `timeout`.
+    @discardableResult
+    package func waitForSignal(
+        _ signal: BusSignalDeclaration, timeout: Duration = .seconds(5), after mark: SignalMark? = nil,
+        where condition: (BusSignal) -> Bool = { _ in true }
+    ) throws -> BusSignal {
+        try waitForSignal(signal.name.rawValue, timeout: timeout, after: mark, where: condition)
+    }
+
+    /// `waitForSignal` by name, for the standard interfaces' signals (`PropertiesChanged`,
+    /// `InterfacesAdded`), which the contract does not declare.
     @discardableResult
     package func waitForSignal(
         _ member: String, timeout: Duration = .seconds(5), after mark: SignalMark? = nil,
@@ -215,7 +247,7 @@ package final class VoiceMemoProxy {
     package var announcedStates: [String] {
         received.compactMap { signal in
             guard signal.member.rawValue == "PropertiesChanged" else { return nil }
-            return signal.arguments[1].stringDictionary?["State"]?.string
+            return signal.arguments[1].stringDictionary?[RecorderMember.state.name]?.string
         }
     }
 

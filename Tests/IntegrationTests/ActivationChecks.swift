@@ -22,7 +22,7 @@ extension IntegrationTestCase {
             line: line)
 
         let recorder = [Contract.busName.rawValue, Contract.recorderPath.rawValue, Contract.recorderInterface.rawValue]
-        let record = try bus.busctl(["call"] + recorder + ["Record"], timeout: .seconds(20))
+        let record = try bus.busctl(["call"] + recorder + [RecorderMember.record.name.rawValue], timeout: .seconds(20))
         XCTAssertEqual(record.status, 0, "\(record)", file: file, line: line)
         XCTAssertTrue(record.stdout.hasPrefix("o \"\(Contract.memoParentPath)/"), record.stdout, file: file, line: line)
         XCTAssertTrue(try bus.nameHasOwner(Contract.busName.rawValue), file: file, line: line)
@@ -31,11 +31,11 @@ extension IntegrationTestCase {
             line: line)
 
         try waitUntil("a second is recorded", timeout: .seconds(5), pollingEvery: .milliseconds(100)) {
-            let time = try bus.busctl(["get-property"] + recorder + ["CurrentTime"]).stdout
+            let time = try bus.busctl(["get-property"] + recorder + [RecorderMember.currentTime.name]).stdout
             return (Double(time.split(separator: " ").last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 0)
                 >= 1
         }
-        let stop = try bus.busctl(["call"] + recorder + ["Stop"])
+        let stop = try bus.busctl(["call"] + recorder + [RecorderMember.stop.name.rawValue])
         XCTAssertEqual(stop.status, 0, "\(stop)", file: file, line: line)
         XCTAssertEqual(stop.stdout, record.stdout, "Stop names the memo Record started", file: file, line: line)
         try assertHoldsTone(data.appendingPathComponent("voicememo"), seconds: 1, file: file, line: line)

@@ -45,11 +45,12 @@ final class CallRecordingTests: RecorderTestCase {
         all["system-audio"] = .boolean(true)
         let memo = try recorder.recordWithOptions(all)
         try waitUntil("ActiveOutput names \(output)", timeout: .seconds(2)) {
-            try recorder.property("ActiveOutput").string == output
+            try recorder.property(RecorderMember.activeOutput).string == output
         }
         try recorder.waitUntilRecorded(seconds, timeout: .seconds(seconds + 15))
-        XCTAssertEqual(try recorder.call("Stop").first?.objectPath, memo, line: line)
-        XCTAssertEqual(try recorder.property("ActiveOutput").string, "", "no memo open, no output", line: line)
+        XCTAssertEqual(try recorder.call(RecorderMember.stop).first?.objectPath, memo, line: line)
+        XCTAssertEqual(
+            try recorder.property(RecorderMember.activeOutput).string, "", "no memo open, no output", line: line)
         return Memo(try SoundFileReader(path: recorder.file(of: memo).path))
     }
 
@@ -149,38 +150,41 @@ final class CallRecordingTests: RecorderTestCase {
             frequency: Self.systemFrequency, amplitude: Self.amplitude / 4)
         try microphoneTone?.start()
         try systemTone?.start()
-        let idle = try recorder.call("GetInputLevels")
+        let idle = try recorder.call(RecorderMember.getInputLevels)
         XCTAssertEqual(idle.map { $0.array?.count }, [0, 0], "no memo open, no inputs")
 
-        try recorder.call("WatchLevels")
+        try recorder.call(RecorderMember.watchLevels)
         let memo = try recorder.recordWithOptions(["system-audio": .boolean(true), "channels": .uint32(1)])
         try recorder.waitUntilRecorded(0.5)
-        let signal = try recorder.waitForSignal("InputLevels", timeout: .seconds(2)) { signal in
+        let signal = try recorder.waitForSignal(RecorderMember.inputLevels, timeout: .seconds(2)) { signal in
             (signal.arguments[1].array?.last?.double ?? -160) > -160
         }
         let systemPeak = -12 - 20 * log10(4.0)
         for (label, peaks) in [
-            ("InputLevels", signal.arguments[1].array?.compactMap(\.double) ?? []),
-            ("GetInputLevels", try recorder.call("GetInputLevels")[1].array?.compactMap(\.double) ?? []),
+            (RecorderMember.inputLevels.name.rawValue, signal.arguments[1].array?.compactMap(\.double) ?? []),
+            (
+                RecorderMember.getInputLevels.name.rawValue,
+                try recorder.call(RecorderMember.getInputLevels)[1].array?.compactMap(\.double) ?? []
+            ),
         ] {
             XCTAssertEqual(peaks.count, 2, "\(label): the microphone, then the system audio")
             XCTAssertEqual(peaks.first ?? 0, -12, accuracy: 0.5, "\(label): the microphone's own peak")
             XCTAssertEqual(peaks.last ?? 0, systemPeak, accuracy: 0.5, "\(label): the system audio's own peak")
         }
-        let mix = try recorder.call("GetLevels")[1].array?.compactMap(\.double).first ?? 0
+        let mix = try recorder.call(RecorderMember.getLevels)[1].array?.compactMap(\.double).first ?? 0
         XCTAssertLessThan(mix, -12 - 3, "the memo's meter shows the mix, each input halved")
-        XCTAssertEqual(try recorder.call("Stop").first?.objectPath, memo)
+        XCTAssertEqual(try recorder.call(RecorderMember.stop).first?.objectPath, memo)
 
-        let single = try recorder.call("Record").first?.objectPath
+        let single = try recorder.call(RecorderMember.record).first?.objectPath
         try recorder.waitUntilRecorded(0.3)
-        XCTAssertEqual(try recorder.call("GetInputLevels")[1].array?.count, 1, "a single input")
+        XCTAssertEqual(try recorder.call(RecorderMember.getInputLevels)[1].array?.count, 1, "a single input")
         let mark = try recorder.markSignals()
-        try recorder.waitForSignal("Levels", timeout: .seconds(2), after: mark)
-        try recorder.waitForSignal("Levels", timeout: .seconds(2), after: try recorder.markSignals())
+        try recorder.waitForSignal(RecorderMember.levels, timeout: .seconds(2), after: mark)
+        try recorder.waitForSignal(RecorderMember.levels, timeout: .seconds(2), after: try recorder.markSignals())
         XCTAssertFalse(
-            recorder.received[mark.index...].contains { $0.member.rawValue == "InputLevels" },
+            recorder.received[mark.index...].contains { $0.member == RecorderMember.inputLevels.name },
             "a single input's level is Levels")
-        XCTAssertEqual(try recorder.call("Stop").first?.objectPath, single)
+        XCTAssertEqual(try recorder.call(RecorderMember.stop).first?.objectPath, single)
     }
 
     /// Headphones plugged in mid-call: the system side follows the new default output within
@@ -210,14 +214,14 @@ final class CallRecordingTests: RecorderTestCase {
         let changed = ContinuousClock.now
         _ = try server.pactl(["set-default-sink", headphones])
         defer { _ = try? server.pactl(["set-default-sink", AudioDevices.speaker]) }
-        let route = try recorder.waitForSignal("RouteChanged", timeout: .seconds(3), after: mark) {
+        let route = try recorder.waitForSignal(RecorderMember.routeChanged, timeout: .seconds(3), after: mark) {
             $0.arguments.last?.string == headphones
         }
         XCTAssertLessThan(ContinuousClock.now - changed, .seconds(1), "the system side follows within a second")
         XCTAssertEqual(route.arguments.map(\.string), ["default-changed", AudioDevices.speaker, headphones])
-        XCTAssertEqual(try recorder.property("ActiveOutput").string, headphones)
+        XCTAssertEqual(try recorder.property(RecorderMember.activeOutput).string, headphones)
         try recorder.waitUntilRecorded(further: 3)
-        XCTAssertEqual(try recorder.call("Stop").first?.objectPath, memo)
+        XCTAssertEqual(try recorder.call(RecorderMember.stop).first?.objectPath, memo)
 
         let recorded = Memo(try SoundFileReader(path: recorder.file(of: memo).path))
         let window = recorded.sampleRate / 100
@@ -270,14 +274,14 @@ final class CallRecordingTests: RecorderTestCase {
         var mark = try recorder.markSignals()
         _ = try server.pactl(["unload-module", speakerModule])
         let gone = try recorder.recordedSeconds()
-        let lost = try recorder.waitForSignal("RouteChanged", timeout: .seconds(3), after: mark) {
+        let lost = try recorder.waitForSignal(RecorderMember.routeChanged, timeout: .seconds(3), after: mark) {
             $0.arguments.dropFirst().first?.string == AudioDevices.speaker
         }
         // PipeWire's session manager may put a stand-in output (auto_null) in the speaker's
         // place: the call follows it, a route change and no loss.
         let isLost = lost.arguments.first?.string == "old-device-unavailable"
         if isLost {
-            let interrupted = try recorder.waitForSignal("Interruption", timeout: .seconds(1), after: mark)
+            let interrupted = try recorder.waitForSignal(RecorderMember.interruption, timeout: .seconds(1), after: mark)
             XCTAssertEqual(interrupted.arguments.first?.string, "began")
             XCTAssertEqual(interrupted.arguments.dropFirst().first?.string, "output-lost")
             XCTAssertEqual(interrupted.arguments.last?.boolean, true)
@@ -292,17 +296,17 @@ final class CallRecordingTests: RecorderTestCase {
         speakerModule = try server.pactl(AudioDevices.loadCommands[2]).trimmingCharacters(in: .whitespacesAndNewlines)
         _ = try server.pactl(["set-default-sink", AudioDevices.speaker])
         try tone.start()
-        _ = try recorder.waitForSignal("RouteChanged", timeout: .seconds(3), after: mark) {
+        _ = try recorder.waitForSignal(RecorderMember.routeChanged, timeout: .seconds(3), after: mark) {
             $0.arguments.last?.string == AudioDevices.speaker
         }
         if isLost {
-            let ended = try recorder.waitForSignal("Interruption", timeout: .seconds(1), after: mark)
+            let ended = try recorder.waitForSignal(RecorderMember.interruption, timeout: .seconds(1), after: mark)
             XCTAssertEqual(ended.arguments.first?.string, "ended")
             XCTAssertEqual(ended.arguments.dropFirst().first?.string, "output-lost")
         }
-        XCTAssertEqual(try recorder.property("ActiveOutput").string, AudioDevices.speaker)
+        XCTAssertEqual(try recorder.property(RecorderMember.activeOutput).string, AudioDevices.speaker)
         try recorder.waitUntilRecorded(further: 3)
-        XCTAssertEqual(try recorder.call("Stop").first?.objectPath, memo)
+        XCTAssertEqual(try recorder.call(RecorderMember.stop).first?.objectPath, memo)
 
         let file = try SoundFileReader(path: recorder.file(of: memo).path)
         let samples = file.readInt16()
@@ -333,13 +337,13 @@ final class CallRecordingTests: RecorderTestCase {
             "duration": .double(3),
         ])
         try recorder.waitUntilRecorded(1)
-        try recorder.call("Pause")
+        try recorder.call(RecorderMember.pause)
         XCTAssertEqual(try recorder.state, "paused")
         let whilePaused = try SoundFileReader(path: recorder.file(of: memo).path)
         XCTAssertEqual(whilePaused.channelCount, 2)
         XCTAssertEqual(whilePaused.duration, 1.0, accuracy: 0.15, "the file is valid on disk while paused")
-        try recorder.call("Resume")
-        let finished = try recorder.waitForSignal("RecordingFinished", timeout: .seconds(8)) {
+        try recorder.call(RecorderMember.resume)
+        let finished = try recorder.waitForSignal(RecorderMember.recordingFinished, timeout: .seconds(8)) {
             $0.arguments.first?.objectPath == memo
         }
         XCTAssertEqual(finished.arguments.last?.boolean, true)
@@ -377,14 +381,14 @@ final class CallRecordingTests: RecorderTestCase {
         for output in [AudioDevices.speaker, AudioDevices.stimulusSink] {
             let mark = try recorder.markSignals()
             _ = try server.pactl(["set-default-sink", output])
-            _ = try recorder.waitForSignal("RouteChanged", timeout: .seconds(3), after: mark) {
+            _ = try recorder.waitForSignal(RecorderMember.routeChanged, timeout: .seconds(3), after: mark) {
                 $0.arguments.last?.string == output
             }
             try recorder.waitUntilRecorded(further: 3)
         }
         let back = try recorder.recordedSeconds()
         try recorder.waitUntilRecorded(60, timeout: .seconds(60))
-        XCTAssertEqual(try recorder.call("Stop").first?.objectPath, memo)
+        XCTAssertEqual(try recorder.call(RecorderMember.stop).first?.objectPath, memo)
 
         let recorded = Memo(try SoundFileReader(path: recorder.file(of: memo).path))
         let rate = Double(recorded.sampleRate)
@@ -443,7 +447,7 @@ final class CallRecordingTests: RecorderTestCase {
         let mark = try recorder.markSignals()
         let quiet = try recorder.recordedSeconds()
         tone.stop()
-        let finished = try recorder.waitForSignal("RecordingFinished", timeout: .seconds(5), after: mark) {
+        let finished = try recorder.waitForSignal(RecorderMember.recordingFinished, timeout: .seconds(5), after: mark) {
             $0.arguments.first?.objectPath == memo
         }
         XCTAssertEqual(finished.arguments.last?.boolean, true, "silence ends a memo successfully")
@@ -470,7 +474,7 @@ final class CallRecordingTests: RecorderTestCase {
         try tone.start()
         try waitUntil("the far side starts the memo", timeout: .seconds(3)) { try recorder.state == "recording" }
         try recorder.waitUntilRecorded(4.3)
-        XCTAssertEqual(try recorder.call("Stop").first?.objectPath, memo)
+        XCTAssertEqual(try recorder.call(RecorderMember.stop).first?.objectPath, memo)
         let recorded = Memo(try SoundFileReader(path: recorder.file(of: memo).path))
         let right = try recorded.twoSeconds(of: 1)
         XCTAssertEqual(recorded.level(right, Self.systemFrequency), -12, accuracy: 0.3, "the far side, right")
@@ -501,7 +505,7 @@ final class CallRecordingTests: RecorderTestCase {
                 "format": .string(format), "system-audio": .boolean(true), "channel-layout": .string("split"),
             ])
             try recorder.waitUntilRecorded(1)
-            XCTAssertEqual(try recorder.call("Stop").first?.objectPath, memo, format)
+            XCTAssertEqual(try recorder.call(RecorderMember.stop).first?.objectPath, memo, format)
             let file = try SoundFileReader(path: recorder.file(of: memo).path)
             XCTAssertEqual(file.channelCount, 2, format)
             XCTAssertEqual(file.duration, 1, accuracy: 0.2, format)
@@ -526,7 +530,7 @@ final class CallRecordingTests: RecorderTestCase {
         }
         let tooltip = recordingLine()?["tooltip"] as? String ?? ""
         XCTAssertTrue(tooltip.contains("Input: \(AudioDevices.microphone)"), tooltip)
-        XCTAssertEqual(try recorder.call("Stop").first?.objectPath, memo)
+        XCTAssertEqual(try recorder.call(RecorderMember.stop).first?.objectPath, memo)
     }
 
     func testBadCallOptionsAreRefusedAndRecordNothing() throws {
@@ -543,14 +547,15 @@ final class CallRecordingTests: RecorderTestCase {
             ),
         ]
         for (options, mentions) in cases {
-            let error = try XCTUnwrap(recorder.callFailing("RecordWithOptions", [.stringDictionary(options)]))
+            let error = try XCTUnwrap(
+                recorder.callFailing(RecorderMember.recordWithOptions, [.stringDictionary(options)]))
             XCTAssertEqual(error.name.rawValue, invalid, "\(options)")
             for word in mentions { XCTAssertTrue(error.message.contains(word), "'\(error.message)' names \(word)") }
         }
         XCTAssertEqual(try recorder.state, "idle")
         XCTAssertTrue(recorder.memoFiles.isEmpty, "refused requests leave no files")
-        let memo = try XCTUnwrap(recorder.call("Record").first?.objectPath)
-        XCTAssertEqual(try recorder.call("Stop").first?.objectPath, memo, "the daemon keeps serving")
+        let memo = try XCTUnwrap(recorder.call(RecorderMember.record).first?.objectPath)
+        XCTAssertEqual(try recorder.call(RecorderMember.stop).first?.objectPath, memo, "the daemon keeps serving")
     }
 
     /// With no output to monitor, a call is refused by the audio server's error, naming the
@@ -568,10 +573,12 @@ final class CallRecordingTests: RecorderTestCase {
             // PipeWire's session manager puts a stand-in output (auto_null) in place of the
             // last one: that is an output, and a call records what it is played.
             let memo = try recorder.recordWithOptions(["system-audio": .boolean(true)])
-            XCTAssertEqual(try recorder.call("Stop").first?.objectPath, memo, "a call of the stand-in: \(sinks)")
+            XCTAssertEqual(
+                try recorder.call(RecorderMember.stop).first?.objectPath, memo, "a call of the stand-in: \(sinks)")
             return
         }
-        let reply = recorder.callFailing("RecordWithOptions", [.stringDictionary(["system-audio": .boolean(true)])])
+        let reply = recorder.callFailing(
+            RecorderMember.recordWithOptions, [.stringDictionary(["system-audio": .boolean(true)])])
         let error = try XCTUnwrap(reply, "no output, so no call")
         XCTAssertEqual(error.name.rawValue, ContractError.audioServer.name.rawValue, error.message)
         XCTAssertTrue(error.message.contains("output"), error.message)
@@ -588,7 +595,7 @@ final class CallRecordingTests: RecorderTestCase {
         XCTAssertEqual(daemon.kill(), .signalled(SIGKILL))
         let restarted = try fixture.launchDaemon()
         defer { _ = restarted.stop() }
-        let report = try recorder.waitForSignal("RecordingFinished", timeout: .seconds(5)) {
+        let report = try recorder.waitForSignal(RecorderMember.recordingFinished, timeout: .seconds(5)) {
             $0.arguments.first?.objectPath == memo
         }
         XCTAssertEqual(report.arguments.last?.boolean, false, "a crashed memo is reported as not successful")

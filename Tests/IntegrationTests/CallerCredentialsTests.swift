@@ -1,6 +1,7 @@
 import Bus
 import Foundation
 import IntegrationSupport
+import VoiceMemoContract
 import XCTest
 
 /// Each caller's Unix user is asked of the bus without blocking the daemon, remembered
@@ -24,7 +25,8 @@ final class CallerCredentialsTests: RecorderTestCase {
             names.append(connection.uniqueName)
             _ = try connection.call(
                 destination: VoiceMemoProxy.busName, path: VoiceMemoProxy.path, interface: .properties,
-                member: MemberName("Get"), arguments: [.string(VoiceMemoProxy.interface.rawValue), .string("State")])
+                member: MemberName("Get"),
+                arguments: [.string(VoiceMemoProxy.interface.rawValue), .string(RecorderMember.state.name)])
         }  // each connection closes as it goes out of scope
 
         /// Each "forgot caller NAME; COUNT remembered" line, in order.
@@ -55,16 +57,21 @@ final class CallerCredentialsTests: RecorderTestCase {
             connection.callWithoutReply(
                 destination: VoiceMemoProxy.busName, path: VoiceMemoProxy.path, interface: .properties,
                 member: MemberName("Set"),
-                arguments: [.string(VoiceMemoProxy.interface.rawValue), .string("Format"), .variant(.string(format))])
+                arguments: [
+                    .string(VoiceMemoProxy.interface.rawValue), .string(RecorderMember.format.name),
+                    .variant(.string(format)),
+                ])
         }
         let reply = try connection.call(
             destination: VoiceMemoProxy.busName, path: VoiceMemoProxy.path, interface: .properties,
             member: MemberName("Get"),
-            arguments: [.string(VoiceMemoProxy.interface.rawValue), .string("Format")])
+            arguments: [.string(VoiceMemoProxy.interface.rawValue), .string(RecorderMember.format.name)])
         XCTAssertEqual(reply.first?.variant, .string("flac"), "the last Set sent is the last applied")
 
         try recorder.collectSignals(for: .milliseconds(300))
-        let announced = recorder.propertiesChanged().compactMap { $0.arguments[1].stringDictionary?["Format"]?.string }
+        let announced = recorder.propertiesChanged().compactMap {
+            $0.arguments[1].stringDictionary?[RecorderMember.format.name]?.string
+        }
         XCTAssertEqual(announced, sequence, "every change announced, in the order it was sent")
     }
 }

@@ -49,11 +49,11 @@ final class CleanerVoiceAcceptanceTests: RecorderTestCase {
         let mark = try recorder.markSignals()
         let memo = try recorder.recordWithOptions(
             options.merging(["format": .string("wav"), "duration": .double(seconds)]) { $1 })
-        try recorder.waitForSignal("RecordingFinished", timeout: .seconds(seconds + 10)) {
+        try recorder.waitForSignal(RecorderMember.recordingFinished, timeout: .seconds(seconds + 10)) {
             $0.arguments.first?.objectPath == memo
         }
         quietestMeteredPeak =
-            recorder.received[mark.index...].filter { $0.member.rawValue == "Levels" }
+            recorder.received[mark.index...].filter { $0.member == RecorderMember.levels.name }
             .compactMap { $0.arguments[1].array?.first?.double }.dropFirst(10).min() ?? 0
         return AudioAnalysis.normalized(try SoundFileReader(path: try recorder.file(of: memo).path).readInt16())
     }
@@ -82,14 +82,14 @@ final class CleanerVoiceAcceptanceTests: RecorderTestCase {
 
     func testNoiseSuppressionQuietsThePausesAndKeepsTheVoice() throws {
         let input = Self.voice(burst: -20, noise: -45)
-        try recorder.setProperty(RecorderMember.meteringEnabled.name, .boolean(true))
+        try recorder.setProperty(RecorderMember.meteringEnabled, .boolean(true))
         let plain = levels(try record(input, seconds: 8), threshold: -32, skipping: 1)
         let plainMeter = quietestMeteredPeak
         XCTAssertEqual(plain.burst, -20, accuracy: 0.5, "the input as the microphone hears it")
         XCTAssertEqual(plain.pause, -45, accuracy: 1)
 
         // The persisted property, as a panel's switch sets it, stands for the option.
-        try recorder.setProperty(RecorderMember.noiseSuppression.name, .boolean(true))
+        try recorder.setProperty(RecorderMember.noiseSuppression, .boolean(true))
         let cleaned = levels(try record(input, seconds: 8), threshold: -32, skipping: 1)
         print(
             "noise suppression: pauses \(plain.pause) → \(cleaned.pause) dBFS, bursts \(plain.burst) → \(cleaned.burst)"

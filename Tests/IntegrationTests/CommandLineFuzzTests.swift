@@ -2,6 +2,7 @@ import Bus
 import Foundation
 import IntegrationSupport
 import SoundFile
+import VoiceMemoContract
 import VoiceMemoCore
 import XCTest
 
@@ -208,7 +209,7 @@ final class CommandLineFuzzTests: RecorderTestCase {
 
         // The daemon is alive and sound: whatever was left open ends, and a memo records.
         XCTAssertTrue(daemon.isRunning, "the daemon survived: \(daemon.log.suffix(2000))")
-        if try recorder.state != "idle" { try recorder.call("Cancel") }
+        if try recorder.state != "idle" { try recorder.call(RecorderMember.cancel) }
         XCTAssertEqual(try recorder.state, "idle")
         // A memo the fuzz stopped empty in this same second had the path the next one gets.
         let beforeRecord = try recorder.markSignals()
@@ -216,7 +217,9 @@ final class CommandLineFuzzTests: RecorderTestCase {
         XCTAssertEqual(record.status, 0, "\(record)")
         let memo = ObjectPath(
             String(try XCTUnwrap(record.stdout.split(separator: " ").last?.trimmingCharacters(in: .newlines))))
-        let finished = try recorder.waitForSignal("RecordingFinished", timeout: .seconds(5), after: beforeRecord) {
+        let finished = try recorder.waitForSignal(
+            RecorderMember.recordingFinished, timeout: .seconds(5), after: beforeRecord
+        ) {
             $0.arguments.first?.objectPath == memo
         }
         let about = recorder.received.filter { $0.arguments.first?.objectPath == memo }.map {

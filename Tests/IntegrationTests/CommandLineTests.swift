@@ -86,7 +86,7 @@ final class CommandLineTests: IntegrationTestCase {
             XCTAssertTrue(output.stderr.contains("0.5"), "says the range: \(output.stderr)")
             XCTAssertEqual(output.stdout, "")
         }
-        XCTAssertEqual(try recorder.property(RecorderMember.playbackRate.name), .double(1), "no refused speed was set")
+        XCTAssertEqual(try recorder.property(RecorderMember.playbackRate), .double(1), "no refused speed was set")
 
         XCTAssertEqual(try voicememo("record", "--format", "wav", "--duration", "0.5").status, 0)
         try waitUntil("the memo is finished", timeout: .seconds(5)) {
@@ -95,10 +95,10 @@ final class CommandLineTests: IntegrationTestCase {
         let play = try voicememo("play", "latest", "--speed", "1.5")
         XCTAssertEqual(play.status, 0, "\(play)")
         XCTAssertTrue(play.stdout.hasPrefix("Playing ") && play.stdout.hasSuffix(" at speed 1.5\n"), play.stdout)
-        XCTAssertEqual(try recorder.property(RecorderMember.playbackRate.name), .double(1.5), "remembered")
+        XCTAssertEqual(try recorder.property(RecorderMember.playbackRate), .double(1.5), "remembered")
         let again = try voicememo("play", "latest")
         XCTAssertEqual(again.status, 0, "\(again)")
-        XCTAssertEqual(try recorder.property(RecorderMember.playbackRate.name), .double(1.5), "kept without --speed")
+        XCTAssertEqual(try recorder.property(RecorderMember.playbackRate), .double(1.5), "kept without --speed")
     }
 
     func testEverySubcommandHasHelp() throws {
@@ -187,7 +187,7 @@ final class CommandLineTests: IntegrationTestCase {
             to: directory.appendingPathComponent("2026-03-01 10.00.00 Réunion Müller.wav"))
         let recorder = try VoiceMemoProxy(session: fixture.session)
         try waitUntil("the daemon has read the copied memos", timeout: .seconds(10)) {
-            try recorder.property(RecorderMember.memoCount.name).uint32 == 1100
+            try recorder.property(RecorderMember.memoCount).uint32 == 1100
         }
         let listing = try voicememo("list", "--json")
         XCTAssertEqual(listing.status, 0, "\(listing)")

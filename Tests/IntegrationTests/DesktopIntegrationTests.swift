@@ -9,9 +9,6 @@ import XCTest
 /// MPRIS through `playerctl`, the hotkey command and the shipped panel modules, each run
 /// for real against the private bus and audio server.
 final class DesktopIntegrationTests: IntegrationTestCase {
-    /// The repository, found from this file (the tests run the Makefile and read `data/`).
-    private static let repository = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     private var session: TestSession { fixture.session }
 
@@ -29,7 +26,7 @@ final class DesktopIntegrationTests: IntegrationTestCase {
     func testTheFirstCallActivatesTheDaemonWhichRecords() throws {
         let services = try scratchDirectory("dbus-services")
         let template = try String(
-            contentsOf: Self.repository.appendingPathComponent("data/\(Contract.busName).service"), encoding: .utf8)
+            contentsOf: Checkout.root.appendingPathComponent("data/\(Contract.busName).service"), encoding: .utf8)
         let binaries = try BuildProducts.voicememod().deletingLastPathComponent().path
         try template.replacingOccurrences(of: "@bindir@", with: binaries)
             .write(
@@ -54,12 +51,23 @@ final class DesktopIntegrationTests: IntegrationTestCase {
             "usr/share/doc/voicememo/examples/waybar-voicememo.css",
             "usr/share/doc/voicememo/examples/waybar-voicememo.jsonc",
             "usr/share/fish/vendor_completions.d/voicememo.fish",
-        ] + trayIcons.map { "usr/share/icons/hicolor/scalable/status/\($0).svg" } + [
+        ] + shellExtensionFiles.map { "usr/share/gnome-shell/extensions/\(shellExtension)/\($0)" }
+        + trayIcons.map { "usr/share/icons/hicolor/scalable/status/\($0).svg" } + [
             "usr/share/man/man1/voicememo.1",
             "usr/share/man/man1/voicememod.1",
             "usr/share/metainfo/\(Contract.applicationID).metainfo.xml",
             "usr/share/zsh/vendor-completions/_voicememo",
         ]
+
+    /// The GNOME Shell extension, in the form the installed shell loads, its schema compiled.
+    private static let shellExtensionFiles =
+        ["extension.js"]
+        + ["idle", "interrupted", "paused", "recording", "scheduled"].map { "icons/voicememo-\($0)-symbolic.svg" }
+        + [
+            "indicator.js", "metadata.json", "org.example.VoiceMemo.xml", "preferences.js", "prefs.js",
+            "presentation.js", "schemas/gschemas.compiled", "schemas/org.gnome.shell.extensions.voicememo.gschema.xml",
+        ]
+    private static let shellExtension = "voicememo@example.org"
 
     /// The tray item's icons (issue 16): each state, in colour and symbolic.
     private static let trayIcons = ["idle", "interrupted", "paused", "recording", "scheduled"].flatMap {
@@ -70,7 +78,7 @@ final class DesktopIntegrationTests: IntegrationTestCase {
     private func make(_ arguments: [String]) throws -> CommandOutput {
         let binaries = try BuildProducts.voicememod().deletingLastPathComponent().path
         return try session.run(
-            "make", ["--no-print-directory", "-C", Self.repository.path] + arguments + ["BINARIES=\(binaries)"],
+            "make", ["--no-print-directory", "-C", Checkout.root.path] + arguments + ["BINARIES=\(binaries)"],
             timeout: .seconds(60))
     }
 
@@ -105,7 +113,7 @@ final class DesktopIntegrationTests: IntegrationTestCase {
         ] {
             XCTAssertTrue(unit.contains("\n\(line)\n"), "unit has \(line)")
         }
-        for name in Self.installedFiles where !name.hasPrefix("usr/bin/") {
+        for name in Self.installedFiles where !name.hasPrefix("usr/bin/") && !name.hasSuffix(".compiled") {
             let text = try String(contentsOf: destination.appendingPathComponent(name), encoding: .utf8)
             XCTAssertFalse(text.contains("@bindir@"), "\(name) keeps a placeholder")
             XCTAssertFalse(text.contains("/home/") || text.contains("/root/"), "\(name) names a home directory")
@@ -167,7 +175,7 @@ final class DesktopIntegrationTests: IntegrationTestCase {
                 svg.hasPrefix("<svg xmlns=\"http://www.w3.org/2000/svg\""), "\(name) is an SVG", file: file, line: line)
         }
         // The uninstalled theme the daemon offers as IconThemePath has the same icons.
-        let uninstalled = Self.repository.appendingPathComponent("data/icons/hicolor/scalable/status")
+        let uninstalled = Checkout.root.appendingPathComponent("data/icons/hicolor/scalable/status")
         XCTAssertEqual(
             try FileManager.default.contentsOfDirectory(atPath: uninstalled.path).sorted(),
             Self.trayIcons.map { "\($0).svg" }.sorted(), file: file, line: line)
@@ -199,7 +207,7 @@ final class DesktopIntegrationTests: IntegrationTestCase {
         return try titles.map { title in
             let memo = try recorder.recordWithOptions(
                 ["format": .string("wav"), "title": .string(title), "duration": .double(seconds)])
-            try recorder.waitForSignal("RecordingFinished", timeout: .seconds(seconds + 5)) {
+            try recorder.waitForSignal(RecorderMember.recordingFinished, timeout: .seconds(seconds + 5)) {
                 $0.arguments.first?.objectPath == memo
             }
             return memo
@@ -300,7 +308,7 @@ final class DesktopIntegrationTests: IntegrationTestCase {
         XCTAssertEqual(try playerctl("stop").status, 0)
         try signals.waitForStatus("Stopped")
         XCTAssertEqual(try playerctlValue("status"), "Stopped")
-        XCTAssertEqual(try VoiceMemoProxy(session: session).property("Playing").objectPath, .root)
+        XCTAssertEqual(try VoiceMemoProxy(session: session).property(RecorderMember.playing).objectPath, .root)
         XCTAssertEqual(try playerctlValue("metadata", "xesam:title"), "Newest memo", "Stop keeps the current track")
         XCTAssertEqual(Array(signals.statuses.suffix(4)), ["Playing", "Paused", "Playing", "Stopped"])
 
@@ -385,7 +393,7 @@ final class DesktopIntegrationTests: IntegrationTestCase {
 
         let recorder = try VoiceMemoProxy(session: session)
         try waitUntil("a second is recorded", timeout: .seconds(5), pollingEvery: .milliseconds(50)) {
-            try XCTUnwrap(recorder.property("CurrentTime").double) >= 1
+            try XCTUnwrap(recorder.property(RecorderMember.currentTime).double) >= 1
         }
         let stoppedAt = clock.now
         let stop = try fixture.voicememo(["toggle"])
@@ -398,16 +406,6 @@ final class DesktopIntegrationTests: IntegrationTestCase {
     }
 
     // MARK: 5. Panel modules
-
-    /// The `exec` command of the shipped waybar module, read from the JSONC file as is.
-    private func waybarModule() throws -> [String: Any] {
-        let text = try String(
-            contentsOf: Self.repository.appendingPathComponent("data/waybar-voicememo.jsonc"), encoding: .utf8)
-        let json = text.split(separator: "\n", omittingEmptySubsequences: false)
-            .filter { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("//") }.joined(separator: "\n")
-        let root = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
-        return try XCTUnwrap(root["custom/voicememo"] as? [String: Any])
-    }
 
     /// Runs `command` through `sh -c` as a panel does, with the built voicememo on PATH;
     /// returns the process and its output file.
@@ -447,7 +445,7 @@ final class DesktopIntegrationTests: IntegrationTestCase {
     }
 
     func testTheShippedWaybarModulePrintsJSONLinesAsIs() throws {
-        let module = try waybarModule()
+        let module = try Checkout.waybarModule()
         XCTAssertEqual(module["return-type"] as? String, "json")
         XCTAssertEqual(module["on-click"] as? String, "voicememo toggle")
         XCTAssertEqual(module["on-click-right"] as? String, "voicememo pause")
@@ -457,15 +455,15 @@ final class DesktopIntegrationTests: IntegrationTestCase {
 
         try waitUntil("the module prints its first line", timeout: .seconds(5)) { !lines(of: output).isEmpty }
         let recorder = try VoiceMemoProxy(session: session)
-        try recorder.call("Record")
+        try recorder.call(RecorderMember.record)
         try waitUntil("a recording line appears", timeout: .seconds(5)) {
             lines(of: output).contains { $0.contains("\"class\":\"recording\"") }
         }
-        try recorder.call("Pause")
+        try recorder.call(RecorderMember.pause)
         try waitUntil("a paused line appears", timeout: .seconds(5)) {
             lines(of: output).contains { $0.contains("\"class\":\"paused\"") }
         }
-        try recorder.call("Stop")
+        try recorder.call(RecorderMember.stop)
         try waitUntil("an idle line follows", timeout: .seconds(5)) {
             lines(of: output).last?.contains("\"class\":\"idle\"") == true
         }
@@ -487,21 +485,21 @@ final class DesktopIntegrationTests: IntegrationTestCase {
 
     func testTheShippedPolybarModulePrintsTheStateText() throws {
         let text = try String(
-            contentsOf: Self.repository.appendingPathComponent("data/polybar-voicememo.ini"), encoding: .utf8)
+            contentsOf: Checkout.root.appendingPathComponent("data/polybar-voicememo.ini"), encoding: .utf8)
         let exec = try XCTUnwrap(text.split(separator: "\n").first { $0.hasPrefix("exec = ") })
         let (watch, output) = try launchPanelCommand(String(exec.dropFirst("exec = ".count)), name: "polybar-exec")
         defer { terminatePanelCommand(watch) }
         try waitUntil("the module prints ○ while idle", timeout: .seconds(5)) { lines(of: output).first == "○" }
-        try VoiceMemoProxy(session: session).call("Record")
+        try VoiceMemoProxy(session: session).call(RecorderMember.record)
         // In polybar's colour tags: red while recording, amber paused (issue 16).
         try waitUntil("the module prints the recording time in red", timeout: .seconds(5)) {
             lines(of: output).last?.hasPrefix("%{F#e01b24}● 00:00:") == true
         }
-        try VoiceMemoProxy(session: session).call("Pause")
+        try VoiceMemoProxy(session: session).call(RecorderMember.pause)
         try waitUntil("the module prints the paused time in amber", timeout: .seconds(5)) {
             lines(of: output).last?.hasPrefix("%{F#f5a623}❚❚ 00:00:") == true
         }
-        try VoiceMemoProxy(session: session).call("Stop")
+        try VoiceMemoProxy(session: session).call(RecorderMember.stop)
         try waitUntil("the module prints ○ again", timeout: .seconds(5)) { lines(of: output).last == "○" }
     }
 }

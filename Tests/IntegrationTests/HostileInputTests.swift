@@ -171,17 +171,17 @@ final class HostileInputTests: RecorderTestCase {
         // The state machine is still sound: end whatever the fuzz left open, then record.
         let state = try recorder.state
         XCTAssertTrue(["idle", "scheduled", "recording", "paused"].contains(state), state)
-        if state != "idle" { try recorder.call("Cancel") }
+        if state != "idle" { try recorder.call(RecorderMember.cancel) }
         XCTAssertEqual(try recorder.state, "idle")
         for (name, value) in [
-            ("Format", BusValue.string("wav")), ("SampleRate", .uint32(48000)), ("Channels", .uint32(1)),
-            ("Source", .string("")),
+            (RecorderMember.format, BusValue.string("wav")), (RecorderMember.sampleRate, .uint32(48000)),
+            (RecorderMember.channels, .uint32(1)), (RecorderMember.source, .string("")),
         ] {
             try recorder.setProperty(name, value)
         }
-        let memo = try XCTUnwrap(recorder.call("Record").first?.objectPath)
+        let memo = try XCTUnwrap(recorder.call(RecorderMember.record).first?.objectPath)
         try recorder.waitUntilRecorded(0.5)
-        XCTAssertEqual(try recorder.call("Stop").first?.objectPath, memo)
+        XCTAssertEqual(try recorder.call(RecorderMember.stop).first?.objectPath, memo)
         let file = try SoundFileReader(path: recorder.file(of: memo).path)
         XCTAssertEqual(file.duration, 0.5, accuracy: 0.15)
     }
@@ -239,7 +239,7 @@ final class HostileInputTests: RecorderTestCase {
         XCTAssertEqual(failures.withLock { $0 }, [])
         XCTAssertLessThan(slowest.withLock { $0 }, .seconds(1), "no call waited a second")
         XCTAssertTrue(daemon.isRunning)
-        if try recorder.state != "idle" { try recorder.call("Stop") }
+        if try recorder.state != "idle" { try recorder.call(RecorderMember.stop) }
         XCTAssertEqual(try recorder.state, "idle")
         for name in recorder.memoFiles {
             XCTAssertNoThrow(

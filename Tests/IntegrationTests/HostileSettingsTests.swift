@@ -2,6 +2,7 @@ import Bus
 import Foundation
 import IntegrationSupport
 import SoundFile
+import VoiceMemoContract
 import XCTest
 
 /// Whatever is in `settings.json`, the daemon starts, serves only values within the
@@ -88,7 +89,7 @@ final class HostileSettingsTests: RecorderTestCase {
         try recorder.waitUntilRecorded(0.5)
         let beforeKill = try recorder.markSignals()
         fixture.audioServer.kill()
-        try recorder.waitForSignal("Interruption", timeout: .seconds(3), after: beforeKill) {
+        try recorder.waitForSignal(RecorderMember.interruption, timeout: .seconds(3), after: beforeKill) {
             $0.arguments.first?.string == "began"
         }
         // The trap came once the reconnect was scheduled, which the daemon does not announce:
@@ -96,7 +97,7 @@ final class HostileSettingsTests: RecorderTestCase {
         Thread.sleep(forTimeInterval: 0.5)
         XCTAssertTrue(patient.isRunning, "the daemon is alive after the server went away: \(patient.log)")
         XCTAssertEqual(try recorder.state, "interrupted")
-        XCTAssertEqual(try recorder.call("Stop").first?.objectPath, memo)
+        XCTAssertEqual(try recorder.call(RecorderMember.stop).first?.objectPath, memo)
         let finished = try SoundFileReader(path: recorder.file(of: memo).path)
         XCTAssertEqual(finished.duration, 0.5, accuracy: 0.15)
         XCTAssertTrue(
@@ -113,17 +114,18 @@ final class HostileSettingsTests: RecorderTestCase {
         defer { _ = daemon.stop() }
 
         let properties = try allProperties()
-        let rate = try XCTUnwrap(properties["SampleRate"]?.uint32, name)
-        let channels = try XCTUnwrap(properties["Channels"]?.uint32, name)
-        let format = try XCTUnwrap(properties["Format"]?.string, name)
+        let rate = try XCTUnwrap(properties[RecorderMember.sampleRate.name]?.uint32, name)
+        let channels = try XCTUnwrap(properties[RecorderMember.channels.name]?.uint32, name)
+        let format = try XCTUnwrap(properties[RecorderMember.format.name]?.string, name)
         XCTAssertTrue((8000...192000).contains(rate), "\(name): SampleRate \(rate)")
         XCTAssertTrue([1, 2].contains(channels), "\(name): Channels \(channels)")
         XCTAssertTrue(["opus", "flac", "wav", "vorbis", "mp3"].contains(format), "\(name): Format \(format)")
         XCTAssertTrue(
-            ["min", "low", "medium", "high", "max"].contains(properties["Quality"]?.string ?? ""),
+            ["min", "low", "medium", "high", "max"].contains(properties[RecorderMember.quality.name]?.string ?? ""),
             "\(name): \(properties)")
-        XCTAssertEqual(properties["PlaybackRate"], .double(1), "\(name): no file here has a good playback rate")
-        let source = try XCTUnwrap(properties["Source"]?.string, "\(name): Source is a string")
+        XCTAssertEqual(
+            properties[RecorderMember.playbackRate.name], .double(1), "\(name): no file here has a good playback rate")
+        let source = try XCTUnwrap(properties[RecorderMember.source.name]?.string, "\(name): Source is a string")
         XCTAssertEqual(source, "", "\(name): no hostile file here names a usable source")
 
         // One log line per refused key (or one for the file), each naming it.
@@ -138,10 +140,10 @@ final class HostileSettingsTests: RecorderTestCase {
         }
         XCTAssertTrue(complaints.allSatisfy { $0.count < 400 }, "\(name): the log is not flooded")
 
-        let memo = try recorder.call("Record").first?.objectPath
+        let memo = try recorder.call(RecorderMember.record).first?.objectPath
         let recording = try XCTUnwrap(memo, name)
         try recorder.waitUntilRecorded(0.4)
-        XCTAssertEqual(try recorder.call("Stop").first?.objectPath, recording, name)
+        XCTAssertEqual(try recorder.call(RecorderMember.stop).first?.objectPath, recording, name)
         let file = try SoundFileReader(path: recorder.file(of: recording).path)
         XCTAssertEqual(file.sampleRate, Int(rate), name)
         XCTAssertEqual(file.channelCount, Int(channels), name)
@@ -151,18 +153,21 @@ final class HostileSettingsTests: RecorderTestCase {
 
         // A property write replaces the bad file with a good one.
         if savesSettings {
-            try recorder.setProperty("Channels", .uint32(channels == 1 ? 2 : 1))
+            try recorder.setProperty(RecorderMember.channels, .uint32(channels == 1 ? 2 : 1))
             let saved = try JSONSerialization.jsonObject(with: Data(contentsOf: settingsFile)) as? [String: Any]
             XCTAssertEqual(saved?["channels"] as? Int, channels == 1 ? 2 : 1, name)
             XCTAssertEqual(saved?["sampleRate"] as? Int, Int(rate), name)
         }
-        return (format, rate, channels, properties["Quality"]?.string ?? "")
+        return (format, rate, channels, properties[RecorderMember.quality.name]?.string ?? "")
     }
 
     private func allProperties() throws -> [String: BusValue] {
         var properties: [String: BusValue] = [:]
-        for name in ["SampleRate", "Channels", "Format", "Quality", "Source", "PlaybackRate"] {
-            properties[name] = try recorder.property(name)
+        for property in [
+            RecorderMember.sampleRate, RecorderMember.channels, RecorderMember.format, RecorderMember.quality,
+            RecorderMember.source, RecorderMember.playbackRate,
+        ] {
+            properties[property.name] = try recorder.property(property)
         }
         return properties
     }

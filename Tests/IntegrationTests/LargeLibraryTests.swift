@@ -1,6 +1,7 @@
 import Bus
 import Foundation
 import IntegrationSupport
+import VoiceMemoContract
 import XCTest
 
 /// A library of years (ten thousand memos, no library cache, as after a reboot): the daemon
@@ -29,8 +30,8 @@ final class LargeLibraryTests: IntegrationTestCase {
         XCTAssertTrue(
             daemon.log.contains("library: \(Self.memoCount) memos (0 from the cache, \(Self.memoCount) read)"),
             daemon.log)
-        try recorder.call("Stop")
-        try recorder.waitForSignal("RecordingFinished", timeout: .seconds(10)) {
+        try recorder.call(RecorderMember.stop)
+        try recorder.waitForSignal(RecorderMember.recordingFinished, timeout: .seconds(10)) {
             $0.arguments.first?.objectPath == memo
         }
         try recorder.drainSignals()
@@ -43,8 +44,8 @@ final class LargeLibraryTests: IntegrationTestCase {
         XCTAssertEqual(listed.count, Self.memoCount + 1, "every memo and the new recording")
         XCTAssertEqual(Set(announced), Set(listed.keys), "each memo was announced as it became known")
         XCTAssertTrue(listedWhileLoading.isSubset(of: Set(listed.keys)))
-        XCTAssertEqual(listed[memo]?["Format"]?.string, "wav")
+        XCTAssertEqual(listed[memo]?[MemoMember.format.name]?.string, "wav")
         XCTAssertGreaterThan(
-            try XCTUnwrap(listed[memo]?["Duration"]?.double), 0.1, "the new memo is read once finished")
+            try XCTUnwrap(listed[memo]?[MemoMember.duration.name]?.double), 0.1, "the new memo is read once finished")
     }
 }

@@ -1,16 +1,17 @@
 import Bus
 import Foundation
 import IntegrationSupport
+import VoiceMemoContract
 import XCTest
 
 /// WatchLevels and UnwatchLevels: live meters get `Levels` for as long as their bus
 /// connection lives, without touching the persisted `MeteringEnabled`.
 final class LevelWatchTests: RecorderTestCase {
-    private var levelCount: Int { recorder.received.filter { $0.member.rawValue == "Levels" }.count }
+    private var levelCount: Int { recorder.received.filter { $0.member == RecorderMember.levels.name }.count }
 
     /// Starts a recording with metering off, as the setting is by default.
     private func startRecordingWithMeteringOff() throws {
-        XCTAssertEqual(try recorder.property("MeteringEnabled").boolean, false)
+        XCTAssertEqual(try recorder.property(RecorderMember.meteringEnabled).boolean, false)
         _ = try recorder.recordWithOptions(["format": .string("wav")])
     }
 
@@ -40,10 +41,10 @@ final class LevelWatchTests: RecorderTestCase {
     /// No PropertiesChanged ever announced MeteringEnabled, and it reads false.
     private func expectMeteringUntouched(file: StaticString = #filePath, line: UInt = #line) throws {
         let announced = recorder.propertiesChanged().filter {
-            $0.arguments[1].stringDictionary?["MeteringEnabled"] != nil
+            $0.arguments[1].stringDictionary?[RecorderMember.meteringEnabled.name] != nil
         }
         XCTAssertEqual(announced.count, 0, "MeteringEnabled was never changed", file: file, line: line)
-        XCTAssertEqual(try recorder.property("MeteringEnabled").boolean, false, file: file, line: line)
+        XCTAssertEqual(try recorder.property(RecorderMember.meteringEnabled).boolean, false, file: file, line: line)
     }
 
     /// A connection of its own to the private bus: a caller with its own unique name.
@@ -51,10 +52,10 @@ final class LevelWatchTests: RecorderTestCase {
         try BusConnection.connect(address: fixture.session.busAddress)
     }
 
-    private func call(_ member: String, from connection: BusConnection) throws {
+    private func call(_ member: BusMethodDeclaration, from connection: BusConnection) throws {
         _ = try connection.call(
             destination: VoiceMemoProxy.busName, path: VoiceMemoProxy.path, interface: VoiceMemoProxy.interface,
-            member: MemberName(member))
+            member: member.name)
     }
 
     // The issue: a meter killed with SIGKILL used to leave the persisted MeteringEnabled on.
@@ -83,50 +84,50 @@ final class LevelWatchTests: RecorderTestCase {
         _ = try terminal.waitForExit(timeout: .seconds(5))
         try expectLevelsStop("the meter was killed")
         try expectMeteringUntouched()
-        try recorder.call("Stop")
+        try recorder.call(RecorderMember.stop)
     }
 
     func testUnwatchLevelsEndsTheWatchWhichIsNotCounted() throws {
         try startRecordingWithMeteringOff()
         try expectLevelsStop("recording with metering off and no watcher")
         let watcher = try caller()
-        try call("WatchLevels", from: watcher)
-        try call("WatchLevels", from: watcher)
+        try call(RecorderMember.watchLevels, from: watcher)
+        try call(RecorderMember.watchLevels, from: watcher)
         try expectLevelsFlow(5, "a watcher")
 
         // Unwatching without watching is no error, and ends nobody else's watch.
         let bystander = try caller()
-        try call("UnwatchLevels", from: bystander)
+        try call(RecorderMember.unwatchLevels, from: bystander)
         try expectLevelsFlow(3, "the bystander's UnwatchLevels changed nothing")
 
         // One UnwatchLevels ends it, however many WatchLevels came before.
-        try call("UnwatchLevels", from: watcher)
+        try call(RecorderMember.unwatchLevels, from: watcher)
         try expectLevelsStop("the watcher's one UnwatchLevels")
-        try call("UnwatchLevels", from: watcher)
+        try call(RecorderMember.unwatchLevels, from: watcher)
         try expectMeteringUntouched()
-        try recorder.call("Stop")
+        try recorder.call(RecorderMember.stop)
     }
 
     func testLevelsLastWhileAnyWatcherIsConnected() throws {
         try startRecordingWithMeteringOff()
         let first = try caller()
         var second: BusConnection? = try caller()
-        try call("WatchLevels", from: first)
-        try call("WatchLevels", from: second!)
+        try call(RecorderMember.watchLevels, from: first)
+        try call(RecorderMember.watchLevels, from: second!)
         try expectLevelsFlow(5, "two watchers")
-        try call("UnwatchLevels", from: first)
+        try call(RecorderMember.unwatchLevels, from: first)
         try expectLevelsFlow(5, "the second still watches")
         second = nil  // closes its connection: its unique name leaves the bus
         try expectLevelsStop("the last watcher's connection closed")
         try expectMeteringUntouched()
 
         // MeteringEnabled alone still meters; a watcher leaving does not turn it off.
-        try call("WatchLevels", from: first)
-        try recorder.setProperty("MeteringEnabled", .boolean(true))
-        try call("UnwatchLevels", from: first)
+        try call(RecorderMember.watchLevels, from: first)
+        try recorder.setProperty(RecorderMember.meteringEnabled, .boolean(true))
+        try call(RecorderMember.unwatchLevels, from: first)
         try expectLevelsFlow(5, "MeteringEnabled is on")
-        try recorder.setProperty("MeteringEnabled", .boolean(false))
+        try recorder.setProperty(RecorderMember.meteringEnabled, .boolean(false))
         try expectLevelsStop("MeteringEnabled off, nobody watching")
-        try recorder.call("Stop")
+        try recorder.call(RecorderMember.stop)
     }
 }

@@ -16,7 +16,7 @@ final class LibraryAcceptanceTests: RecorderTestCase {
         -> ObjectPath
     {
         let memo = try recorder.recordWithOptions(options.merging(["duration": .double(seconds)]) { $1 })
-        try recorder.waitForSignal("RecordingFinished", timeout: .seconds(seconds + 5)) {
+        try recorder.waitForSignal(RecorderMember.recordingFinished, timeout: .seconds(seconds + 5)) {
             $0.arguments.first?.objectPath == memo
         }
         return memo
@@ -37,7 +37,7 @@ final class LibraryAcceptanceTests: RecorderTestCase {
             memos.append(memo)
             let added = try recorder.waitForSignal("InterfacesAdded") { $0.arguments.first?.objectPath == memo }
             let finishedIndex = recorder.received.firstIndex {
-                $0.member.rawValue == "RecordingFinished" && $0.arguments.first?.objectPath == memo
+                $0.member == RecorderMember.recordingFinished.name && $0.arguments.first?.objectPath == memo
             }
             let addedIndex = recorder.received.firstIndex {
                 $0.member.rawValue == "InterfacesAdded" && $0.arguments.first?.objectPath == memo
@@ -53,15 +53,16 @@ final class LibraryAcceptanceTests: RecorderTestCase {
         for (memo, spec) in zip(memos, specs) {
             let properties = try XCTUnwrap(listed[memo])
             let file = try recorder.file(of: memo)
-            XCTAssertEqual(try XCTUnwrap(properties["Duration"]?.double), spec.seconds, accuracy: 0.1)
-            XCTAssertEqual(properties["Format"]?.string, spec.format)
-            XCTAssertEqual(properties["SampleRate"]?.uint32, spec.rate)
-            XCTAssertEqual(properties["Channels"]?.uint32, spec.channels)
-            XCTAssertEqual(properties["Path"]?.string, file.path)
-            XCTAssertEqual(properties["Id"]?.string, memo.rawValue.split(separator: "/").last.map(String.init))
+            XCTAssertEqual(try XCTUnwrap(properties[MemoMember.duration.name]?.double), spec.seconds, accuracy: 0.1)
+            XCTAssertEqual(properties[MemoMember.format.name]?.string, spec.format)
+            XCTAssertEqual(properties[MemoMember.sampleRate.name]?.uint32, spec.rate)
+            XCTAssertEqual(properties[MemoMember.channels.name]?.uint32, spec.channels)
+            XCTAssertEqual(properties[MemoMember.path.name]?.string, file.path)
+            XCTAssertEqual(
+                properties[MemoMember.id.name]?.string, memo.rawValue.split(separator: "/").last.map(String.init))
             let size = try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int
-            XCTAssertEqual(properties["Size"]?.uint64, size.map(UInt64.init))
-            let created = try XCTUnwrap(properties["Created"]?.int64)
+            XCTAssertEqual(properties[MemoMember.size.name]?.uint64, size.map(UInt64.init))
+            let created = try XCTUnwrap(properties[MemoMember.created.name]?.int64)
             XCTAssertEqual(Double(created) / 1e6, Date().timeIntervalSince1970, accuracy: 30)
         }
 
@@ -76,24 +77,24 @@ final class LibraryAcceptanceTests: RecorderTestCase {
     func testRenameChangesTitleTagsAndNameButNotTheId() throws {
         let memo = try recordMemo(0.5)
         let id = memo.rawValue.split(separator: "/").last.map(String.init)
-        try recorder.callMemo(memo, "Rename", [.string("Meeting notes")])
+        try recorder.callMemo(memo, MemoMember.rename, [.string("Meeting notes")])
         let changed = try recorder.waitForSignal("PropertiesChanged") {
-            $0.path == memo && $0.arguments[1].stringDictionary?["Title"]?.string == "Meeting notes"
+            $0.path == memo && $0.arguments[1].stringDictionary?[MemoMember.title.name]?.string == "Meeting notes"
         }
-        XCTAssertEqual(try recorder.memoProperty(memo, "Title").string, "Meeting notes")
-        XCTAssertEqual(try recorder.memoProperty(memo, "Id").string, id)
+        XCTAssertEqual(try recorder.memoProperty(memo, MemoMember.title).string, "Meeting notes")
+        XCTAssertEqual(try recorder.memoProperty(memo, MemoMember.id).string, id)
         let file = try recorder.file(of: memo)
         XCTAssertEqual(
-            changed.arguments[1].stringDictionary?["Path"]?.string, file.path,
+            changed.arguments[1].stringDictionary?[MemoMember.path.name]?.string, file.path,
             "the new name is announced with the title")
         XCTAssertTrue(file.lastPathComponent.hasSuffix(" Meeting notes.wav"), file.lastPathComponent)
-        XCTAssertEqual(try recorder.memoProperty(memo, "Path").string, file.path)
+        XCTAssertEqual(try recorder.memoProperty(memo, MemoMember.path).string, file.path)
         XCTAssertEqual(try SoundFileReader(path: file.path).title, "Meeting notes")
         XCTAssertEqual(try TagEditor.title(ofFileAt: file.path, container: .wav), "Meeting notes")
 
         // Setting the Title property is the same as Rename.
         try recorder.setMemoTitle(memo, "Budget")
-        XCTAssertEqual(try recorder.memoProperty(memo, "Title").string, "Budget")
+        XCTAssertEqual(try recorder.memoProperty(memo, MemoMember.title).string, "Budget")
 
         let parent = memoDirectory.deletingLastPathComponent()
         let before = try FileManager.default.contentsOfDirectory(atPath: parent.path).sorted()
@@ -101,7 +102,7 @@ final class LibraryAcceptanceTests: RecorderTestCase {
             "../../etc/x", "a/b", "", String(repeating: "x", count: 10_000), "tab\there", "/absolute", "..", ".",
         ] {
             do {
-                try recorder.callMemo(memo, "Rename", [.string(hostile)])
+                try recorder.callMemo(memo, MemoMember.rename, [.string(hostile)])
             } catch let error as BusError {
                 XCTAssertEqual(
                     error.name.rawValue, ContractError.invalidArgument.name.rawValue, hostile.prefix(20) + "")
@@ -109,7 +110,7 @@ final class LibraryAcceptanceTests: RecorderTestCase {
             }
             let now = try recorder.file(of: memo)
             XCTAssertEqual(now.deletingLastPathComponent().standardizedFileURL, memoDirectory.standardizedFileURL)
-            XCTAssertEqual(try recorder.memoProperty(memo, "Title").string, hostile)
+            XCTAssertEqual(try recorder.memoProperty(memo, MemoMember.title).string, hostile)
             XCTAssertNoThrow(
                 try SoundFileReader(path: now.path), "still decodes after renaming to \(hostile.prefix(20))")
         }
@@ -118,7 +119,7 @@ final class LibraryAcceptanceTests: RecorderTestCase {
             "nothing written beside the memo directory")
         XCTAssertEqual(
             try FileManager.default.contentsOfDirectory(atPath: memoDirectory.path).count, 1, "no stray files")
-        XCTAssertEqual(try recorder.memoProperty(memo, "Id").string, id)
+        XCTAssertEqual(try recorder.memoProperty(memo, MemoMember.id).string, id)
     }
 
     // 4. Delete moves the file to the trash and removes the object, stopping its playback
@@ -148,7 +149,7 @@ final class LibraryAcceptanceTests: RecorderTestCase {
             [
                 "--user", "--timeout=60", "call", Contract.busName.rawValue, memo.rawValue,
                 Contract.memoInterface.rawValue,
-                "Rename", "s", "Long lecture",
+                MemoMember.rename.name.rawValue, "s", "Long lecture",
             ], logName: "rename")
         // The copy has begun once its hidden replacement file exists; until the copy is done,
         // the memo keeps its old name.
@@ -165,7 +166,7 @@ final class LibraryAcceptanceTests: RecorderTestCase {
 
         // Had the Delete not waited, the trash would hold the old name and the copy would
         // bring the memo back under the new one.
-        try recorder.callMemo(memo, "Delete")
+        try recorder.callMemo(memo, MemoMember.delete)
         XCTAssertEqual(try rename.waitForExit(timeout: .seconds(5)), .exited(0))
         try recorder.waitForSignal("InterfacesRemoved") { $0.arguments.first?.objectPath == memo }
         let left = try FileManager.default.contentsOfDirectory(atPath: memoDirectory.path).filter { !$0.hasPrefix(".") }
@@ -180,20 +181,22 @@ final class LibraryAcceptanceTests: RecorderTestCase {
     func testDeleteTrashesFileAndRemovesObjectAndStopsItsPlayback() throws {
         let memo = try recordMemo(3)
         let file = try recorder.file(of: memo)
-        try recorder.callMemo(memo, "Play")
-        XCTAssertEqual(try recorder.property("Playing").objectPath, memo)
-        try recorder.callMemo(memo, "Delete")
+        try recorder.callMemo(memo, MemoMember.play)
+        XCTAssertEqual(try recorder.property(RecorderMember.playing).objectPath, memo)
+        try recorder.callMemo(memo, MemoMember.delete)
         let removed = try recorder.waitForSignal("InterfacesRemoved") { $0.arguments.first?.objectPath == memo }
         XCTAssertEqual(removed.arguments[1].array?.compactMap(\.string), [Contract.memoInterface.rawValue])
         XCTAssertFalse(FileManager.default.fileExists(atPath: file.path))
         let trashed = fixture.session.dataDirectory.appendingPathComponent("Trash/files").appendingPathComponent(
             file.lastPathComponent)
         XCTAssertTrue(FileManager.default.fileExists(atPath: trashed.path), "in the trash")
-        XCTAssertEqual(try recorder.property("Playing").objectPath, .root)
-        let finished = try recorder.waitForSignal("PlaybackFinished") { $0.arguments.first?.objectPath == memo }
+        XCTAssertEqual(try recorder.property(RecorderMember.playing).objectPath, .root)
+        let finished = try recorder.waitForSignal(RecorderMember.playbackFinished) {
+            $0.arguments.first?.objectPath == memo
+        }
         XCTAssertEqual(finished.arguments.last?.boolean, false)
         XCTAssertNil(try recorder.managedMemos()[memo])
-        XCTAssertThrowsError(try recorder.callMemo(memo, "Play")) { error in
+        XCTAssertThrowsError(try recorder.callMemo(memo, MemoMember.play)) { error in
             XCTAssertEqual((error as? BusError)?.name.rawValue, ErrorName.unknownObject.rawValue)
         }
     }
@@ -205,14 +208,14 @@ final class LibraryAcceptanceTests: RecorderTestCase {
         let speaker = try SourceRecording(from: AudioDevices.speaker + ".monitor", in: fixture.session)
         defer { speaker.stop() }
         let started = Date()
-        try recorder.callMemo(memo, "Play")
-        let finished = try recorder.waitForSignal("PlaybackFinished", timeout: .seconds(6)) {
+        try recorder.callMemo(memo, MemoMember.play)
+        let finished = try recorder.waitForSignal(RecorderMember.playbackFinished, timeout: .seconds(6)) {
             $0.arguments.first?.objectPath == memo
         }
         let elapsed = Date().timeIntervalSince(started)
         XCTAssertEqual(finished.arguments.last?.boolean, true)
         XCTAssertEqual(elapsed, 2.0, accuracy: 0.3, "PlaybackFinished within 0.3 s of the end")
-        XCTAssertEqual(try recorder.property("Playing").objectPath, .root)
+        XCTAssertEqual(try recorder.property(RecorderMember.playing).objectPath, .root)
 
         let heard = AudioAnalysis.normalized(speaker.samples)
         let loud = heard.enumerated().filter { abs($0.element) > 0.05 }.map(\.offset)
@@ -240,19 +243,19 @@ final class LibraryAcceptanceTests: RecorderTestCase {
             $0.arguments.first?.objectPath?.rawValue.hasSuffix(MemoNaming.memoID(forFileName: "corrupt.flac")) == true
         }
         let memo = try XCTUnwrap(added.arguments.first?.objectPath)
-        _ = try? recorder.callMemo(memo, "Play")
-        let error = try recorder.waitForSignal("DecodeError", timeout: .seconds(5)) {
+        _ = try? recorder.callMemo(memo, MemoMember.play)
+        let error = try recorder.waitForSignal(RecorderMember.decodeError, timeout: .seconds(5)) {
             $0.arguments.first?.objectPath == memo
         }
         XCTAssertFalse(error.arguments.last?.string?.isEmpty ?? true)
-        let finished = try recorder.waitForSignal("PlaybackFinished", timeout: .seconds(5)) {
+        let finished = try recorder.waitForSignal(RecorderMember.playbackFinished, timeout: .seconds(5)) {
             $0.arguments.first?.objectPath == memo
         }
         XCTAssertEqual(finished.arguments.last?.boolean, false)
         XCTAssertTrue(daemon.isRunning)
         XCTAssertEqual(try recorder.state, "idle")
-        try recorder.callMemo(good, "Play")
-        try recorder.call("StopPlayback")
+        try recorder.callMemo(good, MemoMember.play)
+        try recorder.call(RecorderMember.stopPlayback)
     }
 
     // 6. Files copied in by hand appear within a second; removed ones disappear.
@@ -276,8 +279,9 @@ final class LibraryAcceptanceTests: RecorderTestCase {
             }
             XCTAssertLessThan(Date().timeIntervalSince(copied), 1)
             let path = try XCTUnwrap(added.arguments.first?.objectPath)
-            XCTAssertEqual(try recorder.memoProperty(path, "Title").string, String(name.split(separator: ".")[0]))
-            XCTAssertEqual(try XCTUnwrap(recorder.memoProperty(path, "Duration").double), 1, accuracy: 0.1)
+            XCTAssertEqual(
+                try recorder.memoProperty(path, MemoMember.title).string, String(name.split(separator: ".")[0]))
+            XCTAssertEqual(try XCTUnwrap(recorder.memoProperty(path, MemoMember.duration).double), 1, accuracy: 0.1)
         }
         try FileManager.default.removeItem(at: memoDirectory.appendingPathComponent("interview.wav"))
         try recorder.waitForSignal("InterfacesRemoved", timeout: .seconds(1)) {
@@ -290,9 +294,9 @@ final class LibraryAcceptanceTests: RecorderTestCase {
     func testPlayingWhileRecordingIsBusy() throws {
         let memo = try recordMemo(0.5)
         _ = try recorder.recordWithOptions(["format": .string("wav")])
-        XCTAssertThrowsError(try recorder.callMemo(memo, "Play")) { error in
+        XCTAssertThrowsError(try recorder.callMemo(memo, MemoMember.play)) { error in
             XCTAssertEqual((error as? BusError)?.name.rawValue, ContractError.busy.name.rawValue)
         }
-        try recorder.call("Stop")
+        try recorder.call(RecorderMember.stop)
     }
 }

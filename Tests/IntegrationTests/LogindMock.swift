@@ -31,6 +31,8 @@ final class LogindMock {
     init(session: TestSession, timeout: Duration = .seconds(10)) throws {
         let socket = session.runtimeDirectory.appendingPathComponent("system_bus_socket").path
         address = "unix:path=\(socket)"
+        // An earlier mock's bus leaves its socket behind; waiting for the file needs it gone.
+        try? FileManager.default.removeItem(atPath: socket)
         let configuration = session.root.appendingPathComponent("system-bus.conf")
         // The session bus's permissive policy; only the bus type differs.
         try SessionBusConfiguration.document(socketPath: socket)

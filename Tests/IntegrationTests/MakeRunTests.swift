@@ -10,8 +10,6 @@ import XCTest
 ///
 /// The helper brings its own PulseAudio, so this class needs no fixture of its own.
 final class MakeRunTests: XCTestCase {
-    private static let repository = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     func testMakeRunHeadlessRecordsAFourSecondMemoWithoutAnInterruption() throws {
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("voicememo-make-run-\(getpid())")
@@ -23,7 +21,7 @@ final class MakeRunTests: XCTestCase {
 
         // A desktop-less machine: no session bus, no audio server, nothing but PATH and a home.
         let script = try ChildProcess(
-            "sh", [Self.repository.appendingPathComponent("data/run-headless.sh").path],
+            "sh", [Checkout.root.appendingPathComponent("data/run-headless.sh").path],
             environment: [
                 "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "HOME": home.path,
                 "XDG_RUNTIME_DIR": runtime.path, "BIN": BuildProducts.directory.path,
@@ -50,11 +48,13 @@ final class MakeRunTests: XCTestCase {
         let recorder = try VoiceMemoProxy(
             busAddress: String(address), memoDirectory: home.appendingPathComponent(".local/share/voicememo"))
         let memo = try recorder.recordWithOptions(["format": .string("wav"), "duration": .double(4)])
-        let finished = try recorder.waitForSignal("RecordingFinished", timeout: .seconds(10)) {
+        let finished = try recorder.waitForSignal(RecorderMember.recordingFinished, timeout: .seconds(10)) {
             $0.arguments.first?.objectPath == memo
         }
         XCTAssertEqual(finished.arguments.last?.boolean, true, output)
-        let hitches = recorder.received.filter { ["Interruption", "RouteChanged"].contains($0.member.rawValue) }
+        let hitches = recorder.received.filter {
+            [RecorderMember.interruption.name, RecorderMember.routeChanged.name].contains($0.member)
+        }
         XCTAssertEqual(hitches.map { "\($0.member) \($0.arguments.compactMap(\.string))" }, [], output)
         XCTAssertFalse(recorder.announcedStates.contains("interrupted"), "\(recorder.announcedStates)")
 

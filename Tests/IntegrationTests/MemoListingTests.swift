@@ -31,7 +31,7 @@ final class MemoListingTests: IntegrationTestCase {
         _ recorder: VoiceMemoProxy, offset: UInt32, count: UInt32, order: String
     ) throws -> [(path: ObjectPath, properties: [String: BusValue])] {
         let reply = try recorder.call(
-            RecorderMember.listMemos.name.rawValue, [.uint32(offset), .uint32(count), .string(order)])
+            RecorderMember.listMemos, [.uint32(offset), .uint32(count), .string(order)])
         let entries = try XCTUnwrap(reply.first?.array)
         return try entries.map { entry in
             let fields = try XCTUnwrap(entry.structure)
@@ -40,7 +40,7 @@ final class MemoListingTests: IntegrationTestCase {
     }
 
     private func findMemos(_ recorder: VoiceMemoProxy, _ text: String) throws -> [ObjectPath] {
-        let reply = try recorder.call(RecorderMember.findMemos.name.rawValue, [.string(text)])
+        let reply = try recorder.call(RecorderMember.findMemos, [.string(text)])
         let entries = try XCTUnwrap(reply.first?.array)
         return try entries.map { try XCTUnwrap($0.objectPath) }
     }
@@ -49,7 +49,7 @@ final class MemoListingTests: IntegrationTestCase {
         _ recorder: VoiceMemoProxy, _ member: BusMethodDeclaration, _ arguments: [BusValue],
         file: StaticString = #filePath, line: UInt = #line
     ) {
-        let error = recorder.callFailing(member.name.rawValue, arguments, file: file, line: line)
+        let error = recorder.callFailing(member, arguments, file: file, line: line)
         XCTAssertEqual(
             error?.name, ContractError.invalidArgument.name, "\(String(describing: error))", file: file, line: line)
         XCTAssertFalse(error?.message.isEmpty ?? true, file: file, line: line)
@@ -58,7 +58,7 @@ final class MemoListingTests: IntegrationTestCase {
     func testAnEmptyLibraryListsAndFindsNothing() throws {
         let (daemon, recorder) = try start()
         defer { daemon.stop() }
-        XCTAssertEqual(try recorder.property(RecorderMember.memoCount.name).uint32, 0)
+        XCTAssertEqual(try recorder.property(RecorderMember.memoCount).uint32, 0)
         for order in ["", "newest", "oldest"] {
             XCTAssertTrue(try listMemos(recorder, offset: 0, count: 50, order: order).isEmpty)
             XCTAssertTrue(try listMemos(recorder, offset: 1, count: 1000, order: order).isEmpty)
@@ -76,12 +76,12 @@ final class MemoListingTests: IntegrationTestCase {
         defer { daemon.stop() }
         let managed = try recorder.managedMemos()
         XCTAssertEqual(managed.count, 27)
-        XCTAssertEqual(try recorder.property(RecorderMember.memoCount.name).uint32, 27)
+        XCTAssertEqual(try recorder.property(RecorderMember.memoCount).uint32, 27)
 
         // Newest first by Created, ties by Id, greater first; oldest is its exact reverse.
         let expected = managed.sorted {
-            let a = ($0.value["Created"]?.int64 ?? 0, $0.value["Id"]?.string ?? "")
-            let b = ($1.value["Created"]?.int64 ?? 0, $1.value["Id"]?.string ?? "")
+            let a = ($0.value[MemoMember.created.name]?.int64 ?? 0, $0.value[MemoMember.id.name]?.string ?? "")
+            let b = ($1.value[MemoMember.created.name]?.int64 ?? 0, $1.value[MemoMember.id.name]?.string ?? "")
             return a > b
         }.map(\.key)
         var newest: [ObjectPath] = []
@@ -97,7 +97,9 @@ final class MemoListingTests: IntegrationTestCase {
         XCTAssertEqual(try listMemos(recorder, offset: 0, count: 1000, order: "newest").map(\.path), expected)
         XCTAssertEqual(
             try listMemos(recorder, offset: 0, count: 1000, order: "oldest").map(\.path), expected.reversed())
-        let tie = try listMemos(recorder, offset: 0, count: 2, order: "oldest").map { $0.properties["Title"]?.string }
+        let tie = try listMemos(recorder, offset: 0, count: 2, order: "oldest").map {
+            $0.properties[MemoMember.title.name]?.string
+        }
         XCTAssertEqual(tie, ["First of two", "Second of two"], "the same second, ordered by Id")
         XCTAssertEqual(
             try listMemos(recorder, offset: 26, count: 5, order: "oldest").map(\.path), [expected[0]], "the last page")
@@ -124,7 +126,9 @@ final class MemoListingTests: IntegrationTestCase {
         let (daemon, recorder) = try start()
         defer { daemon.stop() }
         let byTitle = Dictionary(
-            uniqueKeysWithValues: try recorder.managedMemos().map { ($0.value["Title"]?.string ?? "", $0.key) })
+            uniqueKeysWithValues: try recorder.managedMemos().map {
+                ($0.value[MemoMember.title.name]?.string ?? "", $0.key)
+            })
         let reunion = try XCTUnwrap(byTitle["Réunion Müller"])
         let cafe = try XCTUnwrap(byTitle["Cafe\u{301} cre\u{300}me"])
         let strasse = try XCTUnwrap(byTitle["Straße"])
@@ -151,21 +155,21 @@ final class MemoListingTests: IntegrationTestCase {
         }
         assertInvalidArgument(recorder, RecorderMember.findMemos, [.string(String(repeating: "a", count: 1025))])
         assertInvalidArgument(recorder, RecorderMember.findMemos, [.string(String(repeating: "ü", count: 600))])
-        XCTAssertEqual(try recorder.property(RecorderMember.memoCount.name).uint32, 4, "the daemon still answers")
+        XCTAssertEqual(try recorder.property(RecorderMember.memoCount).uint32, 4, "the daemon still answers")
     }
 
     func testMemoCountFollowsTheLibraryAndIsAnnounced() throws {
         try MemoLibraryFiles.create(3, in: fixture.session.memoDirectory)
         let (daemon, recorder) = try start()
         defer { daemon.stop() }
-        XCTAssertEqual(try recorder.property(RecorderMember.memoCount.name).uint32, 3)
+        XCTAssertEqual(try recorder.property(RecorderMember.memoCount).uint32, 3)
         let newest = try XCTUnwrap(try listMemos(recorder, offset: 0, count: 1, order: "").first?.path)
         let mark = try recorder.markSignals()
-        try recorder.callMemo(newest, MemoMember.deletePermanently.name.rawValue)
+        try recorder.callMemo(newest, MemoMember.deletePermanently)
         try recorder.waitForSignal("PropertiesChanged", timeout: .seconds(5), after: mark) {
             $0.arguments.count == 3 && $0.arguments[1].stringDictionary?[RecorderMember.memoCount.name]?.uint32 == 2
         }
-        XCTAssertEqual(try recorder.property(RecorderMember.memoCount.name).uint32, 2)
+        XCTAssertEqual(try recorder.property(RecorderMember.memoCount).uint32, 2)
         XCTAssertFalse(try listMemos(recorder, offset: 0, count: 10, order: "").map(\.path).contains(newest))
         XCTAssertEqual(try findMemos(recorder, "memo 2"), [], "a deleted memo is no longer found")
         XCTAssertEqual(try findMemos(recorder, "memo 1").count, 1)

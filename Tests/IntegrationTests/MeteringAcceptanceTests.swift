@@ -2,6 +2,7 @@ import Bus
 import Foundation
 import IntegrationSupport
 import SoundFile
+import VoiceMemoContract
 import XCTest
 
 /// Metering, the live views and silence detection against the real daemon and the known tone.
@@ -10,11 +11,11 @@ final class MeteringAcceptanceTests: RecorderTestCase {
     private let tonePeak = 20 * log10(0.5 * 32767 / 32768)
 
     private func levels() throws -> (average: [Double], peak: [Double]) {
-        let reply = try recorder.call("GetLevels")
+        let reply = try recorder.call(RecorderMember.getLevels)
         return (reply[0].array?.compactMap(\.double) ?? [], reply[1].array?.compactMap(\.double) ?? [])
     }
 
-    private func levelSignals() -> [BusSignal] { recorder.received.filter { $0.member.rawValue == "Levels" } }
+    private func levelSignals() -> [BusSignal] { recorder.received.filter { $0.member == RecorderMember.levels.name } }
 
     // 1. Known amplitude in, known levels out, per channel; silence reads −160.
     func testGetLevelsReadsTheTonesPeakAndAverageOnBothChannels() throws {
@@ -33,29 +34,29 @@ final class MeteringAcceptanceTests: RecorderTestCase {
         fixture.stimulus.stop()
         try waitUntil("levels read digital silence", timeout: .seconds(2)) { try self.levels().peak == [-160, -160] }
         XCTAssertEqual(try levels().average, [-160, -160])
-        try recorder.call("Stop")
+        try recorder.call(RecorderMember.stop)
     }
 
     // 2. About ten Levels a second while recording with metering on; none otherwise.
     func testLevelsSignalsFollowMeteringAndState() throws {
         _ = try recorder.recordWithOptions(["format": .string("wav")])
         try recorder.waitUntilRecorded(1)
-        try recorder.call("Stop")
+        try recorder.call(RecorderMember.stop)
         try recorder.drainSignals()
         XCTAssertEqual(levelSignals().count, 0, "no Levels with metering off")
 
-        try recorder.setProperty("MeteringEnabled", .boolean(true))
+        try recorder.setProperty(RecorderMember.meteringEnabled, .boolean(true))
         try recorder.drainSignals()
         XCTAssertEqual(levelSignals().count, 0, "no Levels while idle")
         _ = try recorder.recordWithOptions(["format": .string("wav")])
         try recorder.waitUntilRecorded(3)
-        try recorder.call("Pause")
+        try recorder.call(RecorderMember.pause)
         try recorder.drainSignals(timeout: .milliseconds(100))
         let beforePause = levelSignals().count
         try recorder.collectSignals(for: .seconds(1))  // a second of the pause, watched
         try recorder.drainSignals()
         XCTAssertEqual(levelSignals().count, beforePause, "no Levels while paused")
-        try recorder.call("Stop")
+        try recorder.call(RecorderMember.stop)
 
         XCTAssertEqual(Double(beforePause), 30, accuracy: 4, "Levels over 3 s")
         let times = levelSignals().compactMap { $0.arguments[2].double }
@@ -82,11 +83,11 @@ final class MeteringAcceptanceTests: RecorderTestCase {
             lines().contains { $0["class"] as? String == "recording" }
         }
         try recorder.waitUntilRecorded(1.2)
-        try recorder.call("Pause")
+        try recorder.call(RecorderMember.pause)
         try waitUntil("watch prints paused", timeout: .seconds(5)) {
             lines().contains { $0["class"] as? String == "paused" }
         }
-        try recorder.call("Stop")
+        try recorder.call(RecorderMember.stop)
         try waitUntil("watch prints idle again", timeout: .seconds(5)) {
             lines().last?["class"] as? String == "idle" && lines().count > 2
         }
@@ -121,14 +122,15 @@ final class MeteringAcceptanceTests: RecorderTestCase {
             screen().contains("\u{1B}[32m█") && screen().contains("R ")
         }
         XCTAssertEqual(
-            try recorder.property("MeteringEnabled").boolean, false, "the meter watches; the setting stays off")
+            try recorder.property(RecorderMember.meteringEnabled).boolean, false,
+            "the meter watches; the setting stays off")
         let controlC: [UInt8] = [3]
         _ = controlC.withUnsafeBytes { write(try! XCTUnwrap(terminal.standardInput), $0.baseAddress, 1) }
         XCTAssertEqual(try terminal.waitForExit(timeout: .seconds(5)), .exited(0), screen())
         XCTAssertTrue(screen().contains("\u{1B}[?25h"), "the cursor is restored")
-        XCTAssertEqual(try recorder.property("MeteringEnabled").boolean, false, "and after it quits")
+        XCTAssertEqual(try recorder.property(RecorderMember.meteringEnabled).boolean, false, "and after it quits")
         XCTAssertEqual(try recorder.state, "recording", "quitting the meter does not stop the recording")
-        try recorder.call("Stop")
+        try recorder.call(RecorderMember.stop)
     }
 
     // 5. stop-after-silence finishes the memo after that much continuous silence.
@@ -136,7 +138,7 @@ final class MeteringAcceptanceTests: RecorderTestCase {
         let memo = try recorder.recordWithOptions(["format": .string("wav"), "stop-after-silence": .double(1)])
         try recorder.waitUntilRecorded(2)  // two seconds of tone, then the source turns silent
         fixture.stimulus.stop()
-        let finished = try recorder.waitForSignal("RecordingFinished", timeout: .seconds(5)) {
+        let finished = try recorder.waitForSignal(RecorderMember.recordingFinished, timeout: .seconds(5)) {
             $0.arguments.first?.objectPath == memo
         }
         XCTAssertEqual(finished.arguments.last?.boolean, true)
@@ -149,6 +151,6 @@ final class MeteringAcceptanceTests: RecorderTestCase {
         _ = try recorder.recordWithOptions(["format": .string("wav")])
         let output = try fixture.voicememo(["status", "--format", "{state} {time} {input}"])
         XCTAssertEqual(output.stdout, "recording 00:00:00 \(AudioDevices.microphone)\n", "\(output)")
-        try recorder.call("Stop")
+        try recorder.call(RecorderMember.stop)
     }
 }

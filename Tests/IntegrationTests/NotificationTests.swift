@@ -1,6 +1,7 @@
 import Bus
 import Foundation
 import IntegrationSupport
+import VoiceMemoContract
 import XCTest
 
 /// Desktop notifications: off unless enabled, sent to org.freedesktop.Notifications when a
@@ -11,7 +12,9 @@ final class NotificationTests: RecorderTestCase {
         let memo = try recorder.recordWithOptions([
             "format": .string("wav"), "duration": .double(0.4), "title": .string(title),
         ])
-        try recorder.waitForSignal("RecordingFinished", timeout: .seconds(5)) { $0.arguments.first?.objectPath == memo }
+        try recorder.waitForSignal(RecorderMember.recordingFinished, timeout: .seconds(5)) {
+            $0.arguments.first?.objectPath == memo
+        }
     }
 
     func testFinishedRecordingsAreAnnouncedOnlyWhenEnabled() throws {
@@ -19,12 +22,12 @@ final class NotificationTests: RecorderTestCase {
             session: fixture.session, name: "org.freedesktop.Notifications", interface: "org.freedesktop.Notifications")
         let log = { server.calls }
 
-        XCTAssertEqual(try recorder.property("NotificationsEnabled").boolean, false, "off by default")
+        XCTAssertEqual(try recorder.property(RecorderMember.notificationsEnabled).boolean, false, "off by default")
         try recordMemo(title: "Quiet")
         try recordMemo(title: "Still quiet")  // by now a Notify for the first would have arrived
         XCTAssertFalse(log().contains("member=Notify"), log())
 
-        try recorder.setProperty("NotificationsEnabled", .boolean(true))
+        try recorder.setProperty(RecorderMember.notificationsEnabled, .boolean(true))
         try recordMemo(title: "Standup")
         try waitUntil("the daemon calls Notify", timeout: .seconds(5)) { log().contains("Standup") }
         let call = log()
@@ -35,7 +38,7 @@ final class NotificationTests: RecorderTestCase {
     }
 
     func testNoNotificationServerIsHarmless() throws {
-        try recorder.setProperty("NotificationsEnabled", .boolean(true))
+        try recorder.setProperty(RecorderMember.notificationsEnabled, .boolean(true))
         try recordMemo(title: "Nobody listens")
         try recordMemo(title: "Still fine")
         XCTAssertTrue(daemon.isRunning)

@@ -9,11 +9,7 @@ import XCTest
 final class PackagingTests: IntegrationTestCase {
     override class var launchesDaemon: Bool { false }
 
-    /// The repository, found from this file (the tests read `data/` and run the Makefile).
-    private static let repository = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
-    private static func data(_ name: String) -> String { repository.appendingPathComponent("data/\(name)").path }
+    private static func data(_ name: String) -> String { Checkout.root.appendingPathComponent("data/\(name)").path }
 
     /// Runs `program` with no session bus at all, so an answer proves none was needed.
     private func runWithoutBus(_ program: String, _ arguments: [String]) throws -> CommandOutput {
@@ -201,7 +197,7 @@ final class PackagingTests: IntegrationTestCase {
         let documents = ["README.md", "data/voicememo.1", "data/voicememod.1"]
         for document in documents {
             let text = try String(
-                contentsOf: Self.repository.appendingPathComponent(document), encoding: .utf8)
+                contentsOf: Checkout.root.appendingPathComponent(document), encoding: .utf8)
             let issues = text.matches(of: /(?i)\bissues?\s+#?\d+/).map { String($0.0) }
             XCTAssertEqual(issues, [], "\(document) names an issue")
         }
@@ -223,6 +219,9 @@ final class PackagingTests: IntegrationTestCase {
         "/usr/share/zsh/vendor-completions/_voicememo",
         "/usr/share/fish/vendor_completions.d/voicememo.fish",
         "/usr/share/doc/voicememo/copyright",
+        "/usr/share/gnome-shell/extensions/voicememo@example.org/metadata.json",
+        "/usr/share/gnome-shell/extensions/voicememo@example.org/extension.js",
+        "/usr/share/gnome-shell/extensions/voicememo@example.org/schemas/gschemas.compiled",
     ]
     /// Where `deb-systemd-helper --user enable` puts the unit for every new session.
     private static let enabledUnit = "/etc/systemd/user/default.target.wants/voicememo.service"
@@ -237,14 +236,14 @@ final class PackagingTests: IntegrationTestCase {
 
     func testTheDebianPackageInstallsActivatesRecordsAndPurgesClean() throws {
         let build = try ChildProcess.run(
-            "make", ["--no-print-directory", "-C", Self.repository.path, "deb"],
+            "make", ["--no-print-directory", "-C", Checkout.root.path, "deb"],
             environment: ProcessInfo.processInfo.environment, timeout: .seconds(1_500))
         XCTAssertEqual(build.status, 0, "make deb (lintian included): \(build)")
         let lintian = build.stdout.split(separator: "\n").filter { $0.hasPrefix("E: ") || $0.hasPrefix("W: ") }
         XCTAssertEqual(lintian, [], "lintian finds no error or warning")
         let architecture = try fixture.session.run("dpkg", ["--print-architecture"]).stdout.trimmingCharacters(
             in: .whitespacesAndNewlines)
-        let package = Self.repository.appendingPathComponent(".build/voicememo_\(Release.version)_\(architecture).deb")
+        let package = Checkout.root.appendingPathComponent(".build/voicememo_\(Release.version)_\(architecture).deb")
 
         let install = try administer("dpkg", ["-i", package.path])
         defer { _ = try? administer("dpkg", ["--purge", "voicememo"]) }

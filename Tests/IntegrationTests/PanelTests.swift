@@ -15,23 +15,10 @@ final class PanelTests: IntegrationTestCase {
         try IntegrationFixture(user: getuid() == 0 ? SessionUser.panelUser() : nil)
     }
 
-    private static let repository = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
     private var session: TestSession { fixture.session }
     private let recorderArguments = [
         Contract.busName.rawValue, Contract.recorderPath.rawValue, Contract.recorderInterface.rawValue,
     ]
-
-    /// The shipped `custom/voicememo` block of `data/waybar-voicememo.jsonc`.
-    private func shippedModule() throws -> [String: Any] {
-        let text = try String(
-            contentsOf: Self.repository.appendingPathComponent("data/waybar-voicememo.jsonc"), encoding: .utf8)
-        let json = text.split(separator: "\n", omittingEmptySubsequences: false)
-            .filter { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("//") }.joined(separator: "\n")
-        let root = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
-        return try XCTUnwrap(root["custom/voicememo"] as? [String: Any])
-    }
 
     /// What the session's user runs: the build's binaries where that user can reach them,
     /// else copies (a checkout under /root is not searchable by others), with the icons
@@ -44,7 +31,7 @@ final class PanelTests: IntegrationTestCase {
         try FileManager.default.createDirectory(at: share, withIntermediateDirectories: true)
         let css = share.appendingPathComponent("waybar-voicememo.css")
         try FileManager.default.copyItem(
-            at: Self.repository.appendingPathComponent("data/waybar-voicememo.css"), to: css)
+            at: Checkout.root.appendingPathComponent("data/waybar-voicememo.css"), to: css)
         var daemon = try BuildProducts.voicememod()
         var binaries = try BuildProducts.voicememo().deletingLastPathComponent().path
         var environment: [String: String] = [:]
@@ -57,7 +44,7 @@ final class PanelTests: IntegrationTestCase {
                     at: product, to: copies.appendingPathComponent(product.lastPathComponent))
             }
             let icons = share.appendingPathComponent("icons")
-            try FileManager.default.copyItem(at: Self.repository.appendingPathComponent("data/icons"), to: icons)
+            try FileManager.default.copyItem(at: Checkout.root.appendingPathComponent("data/icons"), to: icons)
             environment["VOICEMEMO_ICON_THEME_PATH"] = icons.path
             daemon = copies.appendingPathComponent("voicememod")
             binaries = copies.path
@@ -73,7 +60,7 @@ final class PanelTests: IntegrationTestCase {
     }
 
     private func state() throws -> String {
-        try busctlValue(["get-property"] + recorderArguments + ["State"])
+        try busctlValue(["get-property"] + recorderArguments + [RecorderMember.state.name])
     }
 
     private func waitForState(_ expected: String, timeout: Duration = .seconds(15)) throws {
@@ -84,7 +71,7 @@ final class PanelTests: IntegrationTestCase {
 
     private func waitForRecordedSeconds(_ seconds: Double) throws {
         try waitUntil("\(seconds) s are recorded", timeout: .seconds(15), pollingEvery: .milliseconds(100)) {
-            let value = try busctlValue(["get-property"] + recorderArguments + ["CurrentTime"])
+            let value = try busctlValue(["get-property"] + recorderArguments + [RecorderMember.currentTime.name])
             return (Double(value.split(separator: " ").last ?? "") ?? 0) >= seconds
         }
     }
@@ -201,7 +188,7 @@ final class PanelTests: IntegrationTestCase {
             files.binaries + "/voicememo", ["watch", "--json"], logName: "watch")
         defer { _ = watch.terminate() }
         let panel = try HeadlessPanel(
-            session: session, module: try shippedModule(), styleFile: files.css, binaries: files.binaries)
+            session: session, module: try Checkout.waybarModule(), styleFile: files.css, binaries: files.binaries)
         defer { panel.stop() }
 
         // waybar's tray is the watcher; our item registers with it.
@@ -300,7 +287,7 @@ final class PanelTests: IntegrationTestCase {
             }
         }
         let panel = try HeadlessPanel(
-            session: session, module: try shippedModule(), styleFile: files.css, binaries: files.binaries)
+            session: session, module: try Checkout.waybarModule(), styleFile: files.css, binaries: files.binaries)
         defer { panel.stop() }
         let item = try waitForRegisteredItem()
         _ = try waitForBar("the tray icon is drawn", panel: panel) {
@@ -308,14 +295,16 @@ final class PanelTests: IntegrationTestCase {
         }
 
         XCTAssertEqual(
-            try session.busctl(["set-property"] + recorderArguments + ["TrayEnabled", "b", "false"]).status, 0)
+            try session.busctl(["set-property"] + recorderArguments + [RecorderMember.trayEnabled.name, "b", "false"])
+                .status, 0)
         try waitUntil("the watcher drops the item", timeout: .seconds(10), pollingEvery: .milliseconds(200)) {
             try self.registeredItems()?.contains(item) == false
         }
         _ = try waitForBar("the tray is empty", panel: panel) { self.counts($0, HeadlessPanel.trayColumns).ink == 0 }
 
         XCTAssertEqual(
-            try session.busctl(["set-property"] + recorderArguments + ["TrayEnabled", "b", "true"]).status, 0)
+            try session.busctl(["set-property"] + recorderArguments + [RecorderMember.trayEnabled.name, "b", "true"])
+                .status, 0)
         XCTAssertEqual(try waitForRegisteredItem(), item)
         _ = try waitForBar("the tray icon is back", panel: panel) {
             self.counts($0, HeadlessPanel.trayColumns).ink >= 20

@@ -22,11 +22,13 @@ final class PeaksAcceptanceTests: RecorderTestCase {
     }
 
     private func peaks(_ memo: ObjectPath, _ count: UInt32) throws -> [Double] {
-        let reply = try recorder.callMemo(memo, "Peaks", [.uint32(count)])
+        let reply = try recorder.callMemo(memo, MemoMember.peaks, [.uint32(count)])
         return try XCTUnwrap(reply.first?.array?.compactMap(\.double), "Peaks answers ad: \(reply)")
     }
 
-    private func seconds(_ name: String) throws -> Double { try XCTUnwrap(recorder.property(name).double) }
+    private func seconds(_ property: BusPropertyDeclaration) throws -> Double {
+        try XCTUnwrap(recorder.property(property).double)
+    }
 
     /// A WAV memo of the stimulus for about `loud` seconds, then of silence for a little
     /// less: the tone runs, Pause, the tone stops (the microphone delivers silence), Resume,
@@ -34,18 +36,18 @@ final class PeaksAcceptanceTests: RecorderTestCase {
     private func recordLoudThenSilent(loud: Double = 2) throws -> (memo: ObjectPath, loud: Double, total: Double) {
         let memo = try recorder.recordWithOptions(["format": .string("wav")])
         try waitUntil("\(loud) s are recorded", timeout: .seconds(loud + 10)) {
-            try self.seconds("CurrentTime") >= loud
+            try self.seconds(RecorderMember.currentTime) >= loud
         }
-        try recorder.call("Pause")
-        let loudPart = try seconds("CurrentTime")
+        try recorder.call(RecorderMember.pause)
+        let loudPart = try seconds(RecorderMember.currentTime)
         fixture.stimulus.stop()
-        try recorder.call("Resume")
+        try recorder.call(RecorderMember.resume)
         try waitUntil("the silent part is recorded", timeout: .seconds(loud + 10)) {
-            try self.seconds("CurrentTime") >= 1.9 * loudPart
+            try self.seconds(RecorderMember.currentTime) >= 1.9 * loudPart
         }
-        XCTAssertEqual(try recorder.call("Stop").first?.objectPath, memo)
-        try recorder.waitForSignal("RecordingFinished") { $0.arguments.first?.objectPath == memo }
-        let total = try XCTUnwrap(recorder.memoProperty(memo, "Duration").double)
+        XCTAssertEqual(try recorder.call(RecorderMember.stop).first?.objectPath, memo)
+        try recorder.waitForSignal(RecorderMember.recordingFinished) { $0.arguments.first?.objectPath == memo }
+        let total = try XCTUnwrap(recorder.memoProperty(memo, MemoMember.duration).double)
         return (memo, loudPart, total)
     }
 
@@ -93,13 +95,13 @@ final class PeaksAcceptanceTests: RecorderTestCase {
         XCTAssertEqual(decodes(of: memo, in: restarted), 0, restarted.log)
 
         // A changed file (Rename rewrites its tags) is decoded again, once.
-        try recorder.callMemo(memo, "Rename", [.string("Half and half")])
+        try recorder.callMemo(memo, MemoMember.rename, [.string("Half and half")])
         XCTAssertEqual(try peaks(memo, 100), values, "the same audio")
         XCTAssertEqual(try peaks(memo, 100), values)
         XCTAssertEqual(decodes(of: memo, in: restarted), 1, restarted.log)
 
         // Deleting the memo drops its peaks.
-        try recorder.callMemo(memo, "DeletePermanently")
+        try recorder.callMemo(memo, MemoMember.deletePermanently)
         try waitUntil("the peaks of the deleted memo are gone", timeout: .seconds(5)) {
             !FileManager.default.fileExists(atPath: cached.path)
         }
@@ -111,7 +113,7 @@ final class PeaksAcceptanceTests: RecorderTestCase {
         for format in ["wav", "opus"] {
             let memo = try recorder.recordWithOptions(["format": .string(format)])
             try waitUntil("2.5 s of \(format) are recorded", timeout: .seconds(15)) {
-                try self.seconds("CurrentTime") >= 2.5
+                try self.seconds(RecorderMember.currentTime) >= 2.5
             }
             let values = try peaks(memo, 10)
             XCTAssertEqual(values.count, 10)
@@ -122,17 +124,17 @@ final class PeaksAcceptanceTests: RecorderTestCase {
             let ceiling = format == "wav" ? 0.55 : 0.65
             XCTAssertTrue(values.allSatisfy { $0 >= 0.45 && $0 <= ceiling }, "\(format): \(values)")
             XCTAssertNil(try recorder.managedMemos()[memo], "a memo being recorded is not listed")
-            XCTAssertThrowsError(try recorder.callMemo(memo, "Play"), "it answers Peaks only") { error in
+            XCTAssertThrowsError(try recorder.callMemo(memo, MemoMember.play), "it answers Peaks only") { error in
                 XCTAssertEqual((error as? BusError)?.name.rawValue, ErrorName.unknownMethod.rawValue)
             }
             do {
-                _ = try recorder.callMemo(memo, "Peaks", [.uint32(0)])
+                _ = try recorder.callMemo(memo, MemoMember.peaks, [.uint32(0)])
                 XCTFail("Peaks(0) of the memo being recorded answered")
             } catch let error as BusError {
                 XCTAssertEqual(error.name.rawValue, ContractError.invalidArgument.name.rawValue)
             }
-            XCTAssertEqual(try recorder.call("Stop").first?.objectPath, memo)
-            try recorder.waitForSignal("RecordingFinished") { $0.arguments.first?.objectPath == memo }
+            XCTAssertEqual(try recorder.call(RecorderMember.stop).first?.objectPath, memo)
+            try recorder.waitForSignal(RecorderMember.recordingFinished) { $0.arguments.first?.objectPath == memo }
             try recorder.waitForSignal("InterfacesAdded") { $0.arguments.first?.objectPath == memo }
             XCTAssertNotNil(try recorder.managedMemos()[memo], "listed once finished")
             XCTAssertTrue(try peaks(memo, 10).allSatisfy { $0 >= 0.45 }, format)
@@ -140,9 +142,9 @@ final class PeaksAcceptanceTests: RecorderTestCase {
         // A cancelled recording's object goes with it.
         let cancelled = try recorder.recordWithOptions(["format": .string("wav")])
         XCTAssertEqual(try peaks(cancelled, 3).count, 3)
-        try recorder.call("Cancel")
+        try recorder.call(RecorderMember.cancel)
         do {
-            _ = try recorder.callMemo(cancelled, "Peaks", [.uint32(3)])
+            _ = try recorder.callMemo(cancelled, MemoMember.peaks, [.uint32(3)])
             XCTFail("the cancelled memo still answers")
         } catch let error as BusError {
             XCTAssertEqual(error.name.rawValue, ErrorName.unknownObject.rawValue)
@@ -158,10 +160,12 @@ final class PeaksAcceptanceTests: RecorderTestCase {
 
     func testCountsOutsideOneTo4096AreRefusedWithTheContractsError() throws {
         let memo = try recorder.recordWithOptions(["format": .string("flac"), "duration": .double(0.5)])
-        try recorder.waitForSignal("RecordingFinished", timeout: .seconds(6)) { $0.arguments.first?.objectPath == memo }
+        try recorder.waitForSignal(RecorderMember.recordingFinished, timeout: .seconds(6)) {
+            $0.arguments.first?.objectPath == memo
+        }
         for count: UInt32 in [0, 4097, .max] {
             do {
-                let reply = try recorder.callMemo(memo, "Peaks", [.uint32(count)])
+                let reply = try recorder.callMemo(memo, MemoMember.peaks, [.uint32(count)])
                 XCTFail("Peaks(\(count)) answered \(reply)")
             } catch let error as BusError {
                 XCTAssertEqual(error.name.rawValue, ContractError.invalidArgument.name.rawValue, "\(count)")
@@ -177,13 +181,15 @@ final class PeaksAcceptanceTests: RecorderTestCase {
 
     func testAMemoWhoseFileVanishedAnswersNoSuchMemo() throws {
         let memo = try recorder.recordWithOptions(["format": .string("wav"), "duration": .double(0.3)])
-        try recorder.waitForSignal("RecordingFinished", timeout: .seconds(6)) { $0.arguments.first?.objectPath == memo }
+        try recorder.waitForSignal(RecorderMember.recordingFinished, timeout: .seconds(6)) {
+            $0.arguments.first?.objectPath == memo
+        }
         let file = try recorder.file(of: memo)
         try FileManager.default.removeItem(at: file)
         // The daemon may still have the object for a moment (inotify), or not: either way
         // an error, never a crash.
         do {
-            _ = try recorder.callMemo(memo, "Peaks", [.uint32(10)])
+            _ = try recorder.callMemo(memo, MemoMember.peaks, [.uint32(10)])
             XCTFail("Peaks of a removed file answered")
         } catch let error as BusError {
             XCTAssertTrue(
@@ -197,7 +203,9 @@ final class PeaksAcceptanceTests: RecorderTestCase {
     // `voicememo peaks` prints the values one per line, or with --json as an array.
     func testTheCommandLinePrintsPeaksAsLinesOrJSON() throws {
         let memo = try recorder.recordWithOptions(["format": .string("wav"), "duration": .double(1)])
-        try recorder.waitForSignal("RecordingFinished", timeout: .seconds(6)) { $0.arguments.first?.objectPath == memo }
+        try recorder.waitForSignal(RecorderMember.recordingFinished, timeout: .seconds(6)) {
+            $0.arguments.first?.objectPath == memo
+        }
         let expected = try peaks(memo, 8)
 
         let plain = try fixture.voicememo(["peaks", "latest", "--count", "8"])
@@ -237,7 +245,9 @@ final class PeaksAcceptanceTests: RecorderTestCase {
     // `voicememo list` draws each memo's waveform on a terminal, and not into a pipe.
     func testListDrawsASparklineOnATerminalOnly() throws {
         let memo = try recorder.recordWithOptions(["format": .string("wav"), "duration": .double(1)])
-        try recorder.waitForSignal("RecordingFinished", timeout: .seconds(6)) { $0.arguments.first?.objectPath == memo }
+        try recorder.waitForSignal(RecorderMember.recordingFinished, timeout: .seconds(6)) {
+            $0.arguments.first?.objectPath == memo
+        }
         let id = String(memo.rawValue.split(separator: "/").last!)
         let blocks = Set("▁▂▃▄▅▆▇█")
 

@@ -56,13 +56,13 @@ final class PlaybackRateAcceptanceTests: RecorderTestCase {
         fixture.stimulus.stop()  // so the speaker carries only the playback
         try setMediaPlayerProperty("Rate", .double(speed))
         XCTAssertEqual(try mediaPlayerProperty("Rate"), .double(speed))
-        XCTAssertEqual(try recorder.property(RecorderMember.playbackRate.name), .double(speed), "the same value")
+        XCTAssertEqual(try recorder.property(RecorderMember.playbackRate), .double(speed), "the same value")
         let settings = try JSONSerialization.jsonObject(with: Data(contentsOf: fixture.session.settingsFile))
         XCTAssertEqual((settings as? [String: Any])?["playbackRate"] as? Double, speed, "saved: \(settings)")
 
         let tone = fixture.stimulus.samples  // 1 s, 440 whole cycles: repeated without a seam
         let memo = try addMemo(tone + tone + tone + tone, named: "tone-at-\(speed).wav")
-        XCTAssertEqual(try recorder.memoProperty(memo, "Duration").double ?? 0, 4, accuracy: 0.01)
+        XCTAssertEqual(try recorder.memoProperty(memo, MemoMember.duration).double ?? 0, 4, accuracy: 0.01)
 
         let speaker = try SourceRecording(from: AudioDevices.speaker + ".monitor", in: fixture.session)
         defer { speaker.stop() }
@@ -70,18 +70,16 @@ final class PlaybackRateAcceptanceTests: RecorderTestCase {
         // opened together with the playback can miss the output's first graph cycle.
         _ = try speaker.waitForSamples(rate / 10)
         let playedFrom = speaker.sampleCount
-        try recorder.callMemo(memo, "Play")
+        try recorder.callMemo(memo, MemoMember.play)
         // The position while it plays, read every 10 ms until the player stops.
         var highestPosition = 0.0
-        let deadline = Date().addingTimeInterval(4 / speed + 5)
-        while Date() < deadline {
+        try waitUntil("the player stops", timeout: .seconds(4 / speed + 5), pollingEvery: .milliseconds(10)) {
             if let micros = try mediaPlayerProperty("Position").int64 {
                 highestPosition = max(highestPosition, Double(micros) / 1_000_000)
             }
-            if try mediaPlayerProperty("PlaybackStatus") == .string("Stopped") { break }
-            Thread.sleep(forTimeInterval: 0.01)
+            return try mediaPlayerProperty("PlaybackStatus") == .string("Stopped")
         }
-        let finished = try recorder.waitForSignal("PlaybackFinished", timeout: .seconds(3)) {
+        let finished = try recorder.waitForSignal(RecorderMember.playbackFinished, timeout: .seconds(3)) {
             $0.arguments.first?.objectPath == memo
         }
         XCTAssertEqual(finished.arguments.last?.boolean, true)
@@ -125,10 +123,12 @@ final class PlaybackRateAcceptanceTests: RecorderTestCase {
         defer { speaker.stop() }
         _ = try speaker.waitForSamples(rate / 10)  // the monitor runs before the first block plays
         let playedFrom = speaker.sampleCount
-        try recorder.callMemo(memo, "Play")
+        try recorder.callMemo(memo, MemoMember.play)
         let mark = try recorder.markSignals()
         try during(speaker, playedFrom)
-        let finished = try recorder.waitForSignal("PlaybackFinished", timeout: .seconds(seconds + 3), after: mark) {
+        let finished = try recorder.waitForSignal(
+            RecorderMember.playbackFinished, timeout: .seconds(seconds + 3), after: mark
+        ) {
             $0.arguments.first?.objectPath == memo
         }
         XCTAssertEqual(finished.arguments.last?.boolean, true)
@@ -142,7 +142,7 @@ final class PlaybackRateAcceptanceTests: RecorderTestCase {
     }
 
     func testSilenceIsSkippedFirstThenTheSpeedChanges() throws {
-        try recorder.setProperty(RecorderMember.skipSilence.name, .boolean(true))
+        try recorder.setProperty(RecorderMember.skipSilence, .boolean(true))
         try setMediaPlayerProperty("Rate", .double(2))
         let tone = fixture.stimulus.samples  // 1 s
         let memo = try addMemo(tone + [Int16](repeating: 0, count: 4 * rate) + tone, named: "tone-gap-tone-fast.wav")
@@ -200,13 +200,14 @@ final class PlaybackRateAcceptanceTests: RecorderTestCase {
                 XCTAssertTrue(busError?.message.contains("2.0") == true, busError?.message ?? "")
             }
         }
-        XCTAssertThrowsError(try recorder.setProperty(RecorderMember.playbackRate.name, .double(2.5))) { error in
+        XCTAssertThrowsError(try recorder.setProperty(RecorderMember.playbackRate, .double(2.5))) { error in
             let busError = error as? BusError
             XCTAssertEqual(busError?.name, ContractError.invalidArgument.name, "\(error)")
-            XCTAssertTrue(busError?.message.contains("PlaybackRate") == true, "names the property: \(error)")
+            XCTAssertTrue(
+                busError?.message.contains(RecorderMember.playbackRate.name) == true, "names the property: \(error)")
         }
         XCTAssertEqual(try mediaPlayerProperty("Rate"), .double(1))
-        XCTAssertEqual(try recorder.property(RecorderMember.playbackRate.name), .double(1))
+        XCTAssertEqual(try recorder.property(RecorderMember.playbackRate), .double(1))
         XCTAssertEqual(try mediaPlayerProperty("MinimumRate"), .double(0.5))
         XCTAssertEqual(try mediaPlayerProperty("MaximumRate"), .double(2))
         XCTAssertNil(try announcements.nextSignal(timeout: .milliseconds(300)), "nothing changed, nothing announced")
@@ -215,16 +216,16 @@ final class PlaybackRateAcceptanceTests: RecorderTestCase {
     }
 
     func testWritingEitherPropertyChangesBothAndIsAnnouncedOnBoth() throws {
-        for (write, value) in [("PlaybackRate", 1.5), ("Rate", 0.75)] {
+        for (write, value) in [(RecorderMember.playbackRate.name, 1.5), ("Rate", 0.75)] {
             let announcements = try mediaPlayerAnnouncements()
             let mark = try recorder.markSignals()
             if write == "Rate" {
                 try setMediaPlayerProperty("Rate", .double(value))
             } else {
-                try recorder.setProperty(RecorderMember.playbackRate.name, .double(value))
+                try recorder.setProperty(RecorderMember.playbackRate, .double(value))
             }
             XCTAssertEqual(try mediaPlayerProperty("Rate"), .double(value))
-            XCTAssertEqual(try recorder.property(RecorderMember.playbackRate.name), .double(value))
+            XCTAssertEqual(try recorder.property(RecorderMember.playbackRate), .double(value))
             let mediaPlayerChange = try XCTUnwrap(announcements.nextSignal(timeout: .seconds(2)), "Rate announced")
             XCTAssertEqual(mediaPlayerChange.arguments[1].stringDictionary?["Rate"], .double(value))
             let recorderChange = try recorder.waitForSignal("PropertiesChanged", after: mark) {
@@ -235,16 +236,16 @@ final class PlaybackRateAcceptanceTests: RecorderTestCase {
     }
 
     func testRateZeroPausesAndLeavesTheRateAsItIs() throws {
-        try recorder.setProperty(RecorderMember.playbackRate.name, .double(1.5))
+        try recorder.setProperty(RecorderMember.playbackRate, .double(1.5))
         let memo = try addMemo(fixture.stimulus.samples + fixture.stimulus.samples, named: "tone-to-pause.wav")
-        try recorder.callMemo(memo, "Play")
+        try recorder.callMemo(memo, MemoMember.play)
         try waitUntil("the memo plays", timeout: .seconds(3)) {
             try self.mediaPlayerProperty("PlaybackStatus") == .string("Playing")
         }
         try setMediaPlayerProperty("Rate", .double(0))
         XCTAssertEqual(try mediaPlayerProperty("PlaybackStatus"), .string("Paused"), "Rate 0 pauses")
         XCTAssertEqual(try mediaPlayerProperty("Rate"), .double(1.5), "and leaves Rate as it was")
-        XCTAssertEqual(try recorder.property(RecorderMember.playbackRate.name), .double(1.5))
-        _ = try recorder.call(RecorderMember.stopPlayback.name.rawValue)
+        XCTAssertEqual(try recorder.property(RecorderMember.playbackRate), .double(1.5))
+        _ = try recorder.call(RecorderMember.stopPlayback)
     }
 }

@@ -1,6 +1,7 @@
 import Bus
 import Foundation
 import IntegrationSupport
+import VoiceMemoContract
 import XCTest
 
 #if canImport(FoundationXML)
@@ -16,12 +17,12 @@ final class PropertiesChangedTests: RecorderTestCase {
     /// Values to write to the recorder's writable properties that are not Booleans (those
     /// are flipped); the two of each differ, so one of them differs from the current value.
     private let candidates: [String: [BusValue]] = [
-        "Format": [.string("wav"), .string("flac")],
-        "SampleRate": [.uint32(16000), .uint32(44100)],
-        "Channels": [.uint32(2), .uint32(1)],
-        "Quality": [.string("high"), .string("low")],
-        "Source": [.string(AudioDevices.microphone), .string("")],
-        "PlaybackRate": [.double(1.5), .double(1)],
+        RecorderMember.format.name: [.string("wav"), .string("flac")],
+        RecorderMember.sampleRate.name: [.uint32(16000), .uint32(44100)],
+        RecorderMember.channels.name: [.uint32(2), .uint32(1)],
+        RecorderMember.quality.name: [.string("high"), .string("low")],
+        RecorderMember.source.name: [.string(AudioDevices.microphone), .string("")],
+        RecorderMember.playbackRate.name: [.double(1.5), .double(1)],
     ]
 
     /// The recorder's writable properties and their types, from its live introspection, so
@@ -64,7 +65,7 @@ final class PropertiesChangedTests: RecorderTestCase {
         XCTAssertGreaterThanOrEqual(
             properties.count, 7, "the contract's six writable settings and NotificationsEnabled: \(properties)")
         for (name, type) in properties {
-            let current = try recorder.property(name)
+            let current = try recorder.property(unlisted: name)
             let newValue: BusValue
             if type == "b" {
                 newValue = .boolean(!(try XCTUnwrap(current.boolean, name)))
@@ -75,20 +76,20 @@ final class PropertiesChangedTests: RecorderTestCase {
                 continue
             }
 
-            let changed = try announcements { try recorder.setProperty(name, newValue) }
+            let changed = try announcements { try recorder.setProperty(unlisted: name, newValue) }
             XCTAssertEqual(changed.count, 1, "one PropertiesChanged for a Set of \(name): \(changed)")
             XCTAssertEqual(changed.first?.arguments[1].stringDictionary, [name: newValue], name)
             XCTAssertEqual(changed.first?.arguments[2].array ?? [], [], "nothing invalidated by \(name)")
 
-            let unchanged = try announcements { try recorder.setProperty(name, newValue) }
+            let unchanged = try announcements { try recorder.setProperty(unlisted: name, newValue) }
             XCTAssertEqual(unchanged.count, 0, "no PropertiesChanged for a Set of \(name) to its value: \(unchanged)")
-            XCTAssertEqual(try recorder.property(name), newValue, name)
+            XCTAssertEqual(try recorder.property(unlisted: name), newValue, name)
         }
     }
 
     func testAMemoTitleSetIsAnnouncedOnceAndASetToTheSameTitleNotAtAll() throws {
         let memo = try recorder.recordWithOptions(["format": .string("wav"), "duration": .double(0.3)])
-        try recorder.waitForSignal("RecordingFinished") { $0.arguments.first?.objectPath == memo }
+        try recorder.waitForSignal(RecorderMember.recordingFinished) { $0.arguments.first?.objectPath == memo }
         let memoInterface = VoiceMemoProxy.memoInterface
 
         let changed = try announcements(on: memo, interface: memoInterface) {
@@ -96,14 +97,16 @@ final class PropertiesChangedTests: RecorderTestCase {
         }
         XCTAssertEqual(changed.count, 1, "one PropertiesChanged for a Set of Title: \(changed)")
         let values = try XCTUnwrap(changed.first?.arguments[1].stringDictionary)
-        XCTAssertEqual(values["Title"], .string("Budget"))
-        XCTAssertEqual(values["Path"], .string(try recorder.file(of: memo).path), "the file was renamed with the title")
+        XCTAssertEqual(values[MemoMember.title.name], .string("Budget"))
+        XCTAssertEqual(
+            values[MemoMember.path.name], .string(try recorder.file(of: memo).path),
+            "the file was renamed with the title")
 
         let unchanged = try announcements(on: memo, interface: memoInterface) {
             try recorder.setMemoTitle(memo, "Budget")
         }
         XCTAssertEqual(unchanged.count, 0, "no PropertiesChanged for a Set of Title to its value: \(unchanged)")
-        XCTAssertEqual(try recorder.memoProperty(memo, "Title"), .string("Budget"))
+        XCTAssertEqual(try recorder.memoProperty(memo, MemoMember.title), .string("Budget"))
     }
 
     // MPRIS's writable Volume and Rate accept writes but stay 1 (the desktop's mixer sets

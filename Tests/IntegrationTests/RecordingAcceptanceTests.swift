@@ -19,10 +19,10 @@ final class RecordingAcceptanceTests: RecorderTestCase {
         return output.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    private func busctlCall(_ method: String) throws -> String {
+    private func busctlCall(_ method: BusMethodDeclaration) throws -> String {
         try busctl([
             "call", Contract.busName.rawValue, Contract.recorderPath.rawValue, Contract.recorderInterface.rawValue,
-            method,
+            method.name.rawValue,
         ])
     }
 
@@ -44,12 +44,12 @@ final class RecordingAcceptanceTests: RecorderTestCase {
         for format in AudioFormat.allCases {
             try busctl([
                 "set-property", Contract.busName.rawValue, Contract.recorderPath.rawValue,
-                Contract.recorderInterface.rawValue, "Format", "s", format.rawValue,
+                Contract.recorderInterface.rawValue, RecorderMember.format.name, "s", format.rawValue,
             ])
             var span = RecordingSpan()
-            let started = try span.start { try busctlCall("Record") }
+            let started = try span.start { try busctlCall(RecorderMember.record) }
             try recorder.waitUntilRecorded(3)
-            let stopped = try span.stop { try busctlCall("Stop") }
+            let stopped = try span.stop { try busctlCall(RecorderMember.stop) }
             XCTAssertEqual(started, stopped, "Stop returns the memo Record returned")
             let path = try XCTUnwrap(ObjectPath(rawValue: String(stopped.dropFirst(3).dropLast())), stopped)
 
@@ -74,7 +74,7 @@ final class RecordingAcceptanceTests: RecorderTestCase {
     func testPauseAndResumeAppendToTheSameMemo() throws {
         let memo = try recorder.recordWithOptions(["format": .string("wav")])
         try recorder.waitUntilRecorded(2)
-        try recorder.call("Pause")
+        try recorder.call(RecorderMember.pause)
         XCTAssertEqual(try recorder.state, "paused")
         let url = try recorder.file(of: memo)
         let whilePaused = try SoundFileReader(path: url.path)
@@ -83,14 +83,14 @@ final class RecordingAcceptanceTests: RecorderTestCase {
         let microphone = try SourceRecording(in: fixture.session)
         defer { microphone.stop() }
         try microphone.waitUntilDelivered(1)
-        try recorder.call("Resume")
+        try recorder.call(RecorderMember.resume)
         try recorder.waitUntilRecorded(4)
-        XCTAssertEqual(try recorder.call("Stop").first?.objectPath, memo)
+        XCTAssertEqual(try recorder.call(RecorderMember.stop).first?.objectPath, memo)
 
         let file = try SoundFileReader(path: url.path)
         XCTAssertEqual(file.duration, 4.0, accuracy: 0.15)
         assertHoldsStimulus(file, "paused and resumed")
-        try recorder.waitForSignal("RecordingFinished") { $0.arguments.first?.objectPath == memo }
+        try recorder.waitForSignal(RecorderMember.recordingFinished) { $0.arguments.first?.objectPath == memo }
         try recorder.drainSignals()
         XCTAssertEqual(recorder.announcedStates, ["recording", "paused", "recording", "idle"])
     }
@@ -98,7 +98,7 @@ final class RecordingAcceptanceTests: RecorderTestCase {
     // 3a. duration: stops by itself at exactly the requested length.
     func testDurationStopsTheRecordingByItself() throws {
         let memo = try recorder.recordWithOptions(["format": .string("wav"), "duration": .double(2)])
-        let finished = try recorder.waitForSignal("RecordingFinished", timeout: .seconds(6)) {
+        let finished = try recorder.waitForSignal(RecorderMember.recordingFinished, timeout: .seconds(6)) {
             $0.arguments.first?.objectPath == memo
         }
         XCTAssertEqual(finished.arguments.last?.boolean, true)
@@ -113,16 +113,16 @@ final class RecordingAcceptanceTests: RecorderTestCase {
         let startAt = Int64(Date().timeIntervalSince1970.rounded(.up)) + 2
         let memo = try recorder.recordWithOptions(["format": .string("wav"), "start-at": .int64(startAt)])
         XCTAssertEqual(try recorder.state, "scheduled")
-        XCTAssertEqual(try recorder.property("CurrentMemo").objectPath, memo)
+        XCTAssertEqual(try recorder.property(RecorderMember.currentMemo).objectPath, memo)
         XCTAssertTrue(recorder.memoFiles.isEmpty, "no file before the start time")
 
         try recorder.waitForSignal("PropertiesChanged", timeout: .seconds(5)) {
-            $0.arguments[1].stringDictionary?["State"]?.string == "recording"
+            $0.arguments[1].stringDictionary?[RecorderMember.state.name]?.string == "recording"
         }
         let startedAt = Date().timeIntervalSince1970
         XCTAssertEqual(startedAt, Double(startAt), accuracy: 0.3, "recording starts at start-at")
         try recorder.waitUntilRecorded(1)
-        try recorder.call("Stop")
+        try recorder.call(RecorderMember.stop)
         let file = try SoundFileReader(path: recorder.file(of: memo).path)
         XCTAssertEqual(file.duration, 1.0, accuracy: 0.15, "the file holds only what came after start-at")
     }
@@ -135,7 +135,7 @@ final class RecordingAcceptanceTests: RecorderTestCase {
                     "format": .string("flac"), "sample-rate": .uint32(rate), "channels": .uint32(channels),
                     "duration": .double(0.5),
                 ])
-                try recorder.waitForSignal("RecordingFinished") { $0.arguments.first?.objectPath == memo }
+                try recorder.waitForSignal(RecorderMember.recordingFinished) { $0.arguments.first?.objectPath == memo }
                 let file = try SoundFileReader(path: recorder.file(of: memo).path)
                 XCTAssertEqual(file.sampleRate, Int(rate))
                 XCTAssertEqual(file.channelCount, Int(channels))
@@ -167,29 +167,30 @@ final class RecordingAcceptanceTests: RecorderTestCase {
             ),
         ]
         for (options, name, mentions) in cases {
-            let error = try XCTUnwrap(recorder.callFailing("RecordWithOptions", [.stringDictionary(options)]))
+            let error = try XCTUnwrap(
+                recorder.callFailing(RecorderMember.recordWithOptions, [.stringDictionary(options)]))
             XCTAssertEqual(error.name.rawValue, name, "\(options)")
             for word in mentions { XCTAssertTrue(error.message.contains(word), "'\(error.message)' names \(word)") }
         }
-        for method in ["Pause", "Stop", "Cancel"] {
+        for method in [RecorderMember.pause, RecorderMember.stop, RecorderMember.cancel] {
             let error = try XCTUnwrap(recorder.callFailing(method))
-            XCTAssertEqual(error.name.rawValue, ContractError.notRecording.name.rawValue, method)
+            XCTAssertEqual(error.name.rawValue, ContractError.notRecording.name.rawValue, "\(method.name)")
             XCTAssertFalse(error.message.isEmpty)
         }
-        let wrongSignature = try XCTUnwrap(recorder.callFailing("RecordWithOptions", [.string("format")]))
+        let wrongSignature = try XCTUnwrap(recorder.callFailing(RecorderMember.recordWithOptions, [.string("format")]))
         XCTAssertEqual(wrongSignature.name.rawValue, ErrorName.invalidArgs.rawValue)
-        XCTAssertThrowsError(try recorder.setProperty("SampleRate", .uint32(7))) { error in
+        XCTAssertThrowsError(try recorder.setProperty(RecorderMember.sampleRate, .uint32(7))) { error in
             XCTAssertEqual((error as? BusError)?.name.rawValue, invalid)
         }
-        XCTAssertThrowsError(try recorder.setProperty("State", .string("recording"))) { error in
+        XCTAssertThrowsError(try recorder.setProperty(RecorderMember.state, .string("recording"))) { error in
             XCTAssertEqual((error as? BusError)?.name.rawValue, ErrorName.propertyReadOnly.rawValue)
         }
 
         XCTAssertEqual(try recorder.state, "idle")
         XCTAssertTrue(recorder.memoFiles.isEmpty, "refused requests leave no files")
         XCTAssertTrue(daemon.isRunning)
-        let memo = try XCTUnwrap(recorder.call("Record").first?.objectPath)
-        XCTAssertEqual(try recorder.call("Stop").first?.objectPath, memo, "the daemon keeps serving")
+        let memo = try XCTUnwrap(recorder.call(RecorderMember.record).first?.objectPath)
+        XCTAssertEqual(try recorder.call(RecorderMember.stop).first?.objectPath, memo, "the daemon keeps serving")
     }
 
     // 6. 50 Toggles as fast as clients can send them: consistent state, only valid memos.
@@ -205,7 +206,7 @@ final class RecordingAcceptanceTests: RecorderTestCase {
                     let reply = try connection.call(
                         destination: VoiceMemoProxy.busName, path: VoiceMemoProxy.path,
                         interface: VoiceMemoProxy.interface,
-                        member: MemberName("Toggle"))
+                        member: RecorderMember.toggle.name)
                     results.withLock { $0.append(reply.first?.string ?? "?") }
                 }
             } catch {
@@ -221,7 +222,7 @@ final class RecordingAcceptanceTests: RecorderTestCase {
 
         let state = try recorder.state
         XCTAssertEqual(state, "idle", "an even number of toggles ends idle")
-        XCTAssertEqual(try recorder.property("CurrentMemo").objectPath, .root)
+        XCTAssertEqual(try recorder.property(RecorderMember.currentMemo).objectPath, .root)
         let files = recorder.memoFiles
         XCTAssertEqual(files.count, started, "one file per started memo, no strays: \(files)")
         for name in files {
@@ -236,32 +237,34 @@ final class RecordingAcceptanceTests: RecorderTestCase {
         _ = try recorder.recordWithOptions(["format": .string("flac")])
         XCTAssertEqual(recorder.memoFiles.count, 1)
         try recorder.waitUntilRecorded(0.5)
-        try recorder.call("Cancel")
+        try recorder.call(RecorderMember.cancel)
         XCTAssertEqual(recorder.memoFiles, [])
         XCTAssertEqual(try recorder.state, "idle")
     }
 
     // 7b. Settings written with set-property survive a daemon restart.
     func testSettingsSurviveARestart() throws {
-        let settings: [(String, BusValue)] = [
-            ("Format", .string("vorbis")), ("SampleRate", .uint32(16000)), ("Channels", .uint32(2)),
-            ("Quality", .string("high")), ("Source", .string(AudioDevices.microphone)),
-            ("MeteringEnabled", .boolean(true)),
+        let settings: [(BusPropertyDeclaration, BusValue)] = [
+            (RecorderMember.format, .string("vorbis")), (RecorderMember.sampleRate, .uint32(16000)),
+            (RecorderMember.channels, .uint32(2)), (RecorderMember.quality, .string("high")),
+            (RecorderMember.source, .string(AudioDevices.microphone)), (RecorderMember.meteringEnabled, .boolean(true)),
         ]
-        for (name, value) in settings { try recorder.setProperty(name, value) }
-        try recorder.waitForSignal("PropertiesChanged") { $0.arguments[1].stringDictionary?["MeteringEnabled"] != nil }
+        for (property, value) in settings { try recorder.setProperty(property, value) }
+        try recorder.waitForSignal("PropertiesChanged") {
+            $0.arguments[1].stringDictionary?[RecorderMember.meteringEnabled.name] != nil
+        }
 
         XCTAssertEqual(daemon.stop(), .exited(0), "SIGTERM exits cleanly")
         let restarted = try fixture.launchDaemon()
         defer { restarted.stop() }
         let fresh = try VoiceMemoProxy(session: fixture.session)
-        for (name, value) in settings { XCTAssertEqual(try fresh.property(name), value, name) }
+        for (property, value) in settings { XCTAssertEqual(try fresh.property(property), value, property.name) }
 
         // And the next plain Record uses them.
-        let memo = try XCTUnwrap(fresh.call("Record").first?.objectPath)
-        XCTAssertEqual(try fresh.property("ActiveSource").string, AudioDevices.microphone)
+        let memo = try XCTUnwrap(fresh.call(RecorderMember.record).first?.objectPath)
+        XCTAssertEqual(try fresh.property(RecorderMember.activeSource).string, AudioDevices.microphone)
         try fresh.waitUntilRecorded(0.5)
-        try fresh.call("Stop")
+        try fresh.call(RecorderMember.stop)
         let file = try SoundFileReader(path: fresh.file(of: memo).path)
         XCTAssertEqual(file.format, .vorbis)
         XCTAssertEqual(file.sampleRate, 16000)

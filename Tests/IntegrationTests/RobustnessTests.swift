@@ -27,7 +27,7 @@ final class RobustnessTests: RecorderTestCase {
 
             daemon = try fixture.launchDaemon()
             restarted.append(daemon)
-            let report = try recorder.waitForSignal("RecordingFinished", timeout: .seconds(5)) {
+            let report = try recorder.waitForSignal(RecorderMember.recordingFinished, timeout: .seconds(5)) {
                 $0.arguments.first?.objectPath == memo
             }
             XCTAssertEqual(report.arguments.last?.boolean, false, "a crashed memo is reported as not successful")
@@ -45,7 +45,7 @@ final class RobustnessTests: RecorderTestCase {
             try assertStandardDecoderAccepts(url, format: format)
         }
         try recorder.drainSignals()
-        let reports = recorder.received.filter { $0.member.rawValue == "RecordingFinished" }
+        let reports = recorder.received.filter { $0.member == RecorderMember.recordingFinished.name }
         XCTAssertEqual(reports.count, 10, "each crashed memo is reported exactly once")
         XCTAssertEqual(Set(reports.compactMap { $0.arguments.first?.objectPath }).count, 10)
         XCTAssertFalse(
@@ -110,10 +110,10 @@ final class RobustnessTests: RecorderTestCase {
         let memo = try recorder.recordWithOptions(["format": .string("wav")])
         XCTAssertFalse(
             restarted.log.contains("recovered \(name)"), "Record was answered only after the repair: \(restarted.log)")
-        XCTAssertEqual(try recorder.call("Stop").first?.objectPath, memo)
+        XCTAssertEqual(try recorder.call(RecorderMember.stop).first?.objectPath, memo)
 
         let repaired = Contract.memoPath(id: MemoNaming.memoID(forFileName: name))
-        let report = try recorder.waitForSignal("RecordingFinished", timeout: .seconds(120)) {
+        let report = try recorder.waitForSignal(RecorderMember.recordingFinished, timeout: .seconds(120)) {
             $0.arguments.first?.objectPath == repaired
         }
         XCTAssertEqual(report.arguments.last?.boolean, false, "a crashed memo is reported as not successful")
@@ -146,7 +146,7 @@ final class RobustnessTests: RecorderTestCase {
         let restarted = try fixture.launchDaemon()
         defer { _ = restarted.stop() }
         let keptPath = Contract.memoPath(id: MemoNaming.memoID(forFileName: kept))
-        let report = try recorder.waitForSignal("RecordingFinished", timeout: .seconds(10)) {
+        let report = try recorder.waitForSignal(RecorderMember.recordingFinished, timeout: .seconds(10)) {
             $0.arguments.first?.objectPath == keptPath
         }
         XCTAssertEqual(report.arguments.last?.boolean, false, "a crashed memo is reported as not successful")
@@ -184,7 +184,9 @@ final class RobustnessTests: RecorderTestCase {
         XCTAssertEqual(
             file.readFloats().count / file.channelCount, file.frameCount, "finalized: the header's length is exact")
         try assertStandardDecoderAccepts(recorder.file(of: memo), format: "flac")
-        let finished = try recorder.waitForSignal("RecordingFinished") { $0.arguments.first?.objectPath == memo }
+        let finished = try recorder.waitForSignal(RecorderMember.recordingFinished) {
+            $0.arguments.first?.objectPath == memo
+        }
         XCTAssertEqual(finished.arguments.last?.boolean, true)
     }
 
@@ -204,11 +206,13 @@ final class RobustnessTests: RecorderTestCase {
         let memo = try recorder.recordWithOptions([
             "format": .string("wav"), "sample-rate": .uint32(96000), "channels": .uint32(2),
         ])
-        let error = try recorder.waitForSignal("EncodeError", timeout: .seconds(10)) {
+        let error = try recorder.waitForSignal(RecorderMember.encodeError, timeout: .seconds(10)) {
             $0.arguments.first?.objectPath == memo
         }
         XCTAssertTrue(error.arguments.last?.string?.contains("No space left") == true, "\(error.arguments)")
-        let finished = try recorder.waitForSignal("RecordingFinished") { $0.arguments.first?.objectPath == memo }
+        let finished = try recorder.waitForSignal(RecorderMember.recordingFinished) {
+            $0.arguments.first?.objectPath == memo
+        }
         XCTAssertEqual(finished.arguments.last?.boolean, false)
         XCTAssertEqual(try recorder.state, "idle")
         let url = try recorder.file(of: memo)
@@ -220,7 +224,7 @@ final class RobustnessTests: RecorderTestCase {
 
         try FileManager.default.removeItem(at: url)
         let next = try recorder.recordWithOptions(["format": .string("wav"), "duration": .double(0.5)])
-        let done = try recorder.waitForSignal("RecordingFinished", timeout: .seconds(5)) {
+        let done = try recorder.waitForSignal(RecorderMember.recordingFinished, timeout: .seconds(5)) {
             $0.arguments.first?.objectPath == next
         }
         XCTAssertEqual(done.arguments.last?.boolean, true, "recording works again once there is space")
@@ -233,7 +237,7 @@ final class RobustnessTests: RecorderTestCase {
         try Data("x".utf8).write(to: blocked)
         let other = try fixture.launchDaemon(environment: ["XDG_DATA_HOME": blocked.path])
         defer { _ = other.stop() }
-        let error = try XCTUnwrap(recorder.callFailing("Record"))
+        let error = try XCTUnwrap(recorder.callFailing(RecorderMember.record))
         XCTAssertEqual(error.name.rawValue, ContractError.storage.name.rawValue)
         XCTAssertTrue(error.message.contains(blocked.path), error.message)
     }

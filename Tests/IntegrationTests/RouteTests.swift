@@ -2,6 +2,7 @@ import Bus
 import Foundation
 import IntegrationSupport
 import SoundFile
+import VoiceMemoContract
 import XCTest
 
 /// The server's inputs changing under a recording: a muted input and a new default.
@@ -22,7 +23,7 @@ final class RouteTests: RecorderTestCase {
         }
         XCTAssertEqual(try recorder.state, "recording")
         try recorder.waitUntilRecorded(further: 0.5)
-        XCTAssertEqual(try span.stop { try recorder.call("Stop") }.first?.objectPath, memo)
+        XCTAssertEqual(try span.stop { try recorder.call(RecorderMember.stop) }.first?.objectPath, memo)
         let file = try SoundFileReader(path: recorder.file(of: memo).path)
         XCTAssertTrue(
             span.admits(file.duration, tolerance: 0.1),
@@ -39,18 +40,18 @@ final class RouteTests: RecorderTestCase {
             second.remove()
         }
         let memo = try recorder.recordWithOptions(["format": .string("wav")])
-        XCTAssertEqual(try recorder.property("ActiveSource").string, AudioDevices.microphone)
+        XCTAssertEqual(try recorder.property(RecorderMember.activeSource).string, AudioDevices.microphone)
         try recorder.waitUntilRecorded(1)
         let beforeSwitch = try recorder.markSignals()
         _ = try fixture.audioServer.pactl(["set-default-source", SecondInput.source])
-        let route = try recorder.waitForSignal("RouteChanged", timeout: .seconds(3), after: beforeSwitch) {
+        let route = try recorder.waitForSignal(RecorderMember.routeChanged, timeout: .seconds(3), after: beforeSwitch) {
             $0.arguments.first?.string == "default-changed"
         }
         XCTAssertEqual(
             route.arguments.compactMap(\.string), ["default-changed", AudioDevices.microphone, SecondInput.source])
-        XCTAssertEqual(try recorder.property("ActiveSource").string, SecondInput.source)
+        XCTAssertEqual(try recorder.property(RecorderMember.activeSource).string, SecondInput.source)
         try recorder.waitUntilRecorded(further: 1)
-        XCTAssertEqual(try recorder.call("Stop").first?.objectPath, memo)
+        XCTAssertEqual(try recorder.call(RecorderMember.stop).first?.objectPath, memo)
 
         let switchover = try toneSwitch(in: memo, from: Stimulus.frequency, to: SecondInput.frequency)
         XCTAssertGreaterThan(switchover.before, 0.8, "the first input's tone until the switch")
@@ -73,20 +74,20 @@ final class RouteTests: RecorderTestCase {
             try fixture.audioServer.pactl(["get-default-source"]) == SecondInput.source
         }
         let memo = try recorder.recordWithOptions(["format": .string("wav")])
-        XCTAssertEqual(try recorder.property("ActiveSource").string, SecondInput.source)
+        XCTAssertEqual(try recorder.property(RecorderMember.activeSource).string, SecondInput.source)
         try recorder.waitUntilRecorded(1)
         let beforeUnplug = try recorder.markSignals()
         try second.removeSource()
-        let route = try recorder.waitForSignal("RouteChanged", timeout: .seconds(3), after: beforeUnplug) {
+        let route = try recorder.waitForSignal(RecorderMember.routeChanged, timeout: .seconds(3), after: beforeUnplug) {
             $0.arguments.first?.string == "old-device-unavailable"
         }
         XCTAssertEqual(
             route.arguments.compactMap(\.string),
             ["old-device-unavailable", SecondInput.source, AudioDevices.microphone])
-        XCTAssertEqual(try recorder.property("ActiveSource").string, AudioDevices.microphone)
+        XCTAssertEqual(try recorder.property(RecorderMember.activeSource).string, AudioDevices.microphone)
         XCTAssertEqual(try recorder.state, "recording")
         try recorder.waitUntilRecorded(further: 1)
-        XCTAssertEqual(try recorder.call("Stop").first?.objectPath, memo)
+        XCTAssertEqual(try recorder.call(RecorderMember.stop).first?.objectPath, memo)
 
         let switchover = try toneSwitch(in: memo, from: SecondInput.frequency, to: Stimulus.frequency)
         XCTAssertGreaterThan(switchover.before, 0.8, "the unplugged input's audio is kept")
@@ -113,7 +114,7 @@ final class RouteTests: RecorderTestCase {
         print("every source removed on \(fixture.audioServer.serverName): device-lost after \(noticed)")
         XCTAssertLessThan(noticed, .seconds(1), "noticed within a second of the last removal")
         XCTAssertEqual(try recorder.state, "interrupted")
-        XCTAssertEqual(try recorder.property("CurrentMemo").objectPath, memo, "the memo stays open")
+        XCTAssertEqual(try recorder.property(RecorderMember.currentMemo).objectPath, memo, "the memo stays open")
         // No input exists for a while, for audio wrongly recorded then to show; the daemon
         // waits for one without a sign, so no condition ends the wait.
         Thread.sleep(forTimeInterval: 1)
@@ -122,9 +123,9 @@ final class RouteTests: RecorderTestCase {
             try expectInterruption("ended", "device-lost", timeout: .seconds(5)) { try fixture.restoreDevices() }
         }
         XCTAssertEqual(try recorder.state, "recording")
-        XCTAssertEqual(try recorder.property("ActiveSource").string, AudioDevices.microphone)
+        XCTAssertEqual(try recorder.property(RecorderMember.activeSource).string, AudioDevices.microphone)
         try recorder.waitUntilRecorded(further: 1)
-        XCTAssertEqual(try afterReturn.stop { try recorder.call("Stop") }.first?.objectPath, memo)
+        XCTAssertEqual(try afterReturn.stop { try recorder.call(RecorderMember.stop) }.first?.objectPath, memo)
         XCTAssertEqual(recorder.memoFiles.count, 1, "one memo, before and after")
         let samples = try SoundFileReader(path: recorder.file(of: memo).path).readFloats()
         let tones = AudioAnalysis.tones(in: samples, frequencies: [Stimulus.frequency], sampleRate: 48_000, window: 480)
@@ -148,7 +149,7 @@ final class RouteTests: RecorderTestCase {
         let memo = try beforeLoss.start {
             try recorder.recordWithOptions(["format": .string("wav"), "source": .string(SecondInput.source)])
         }
-        XCTAssertEqual(try recorder.property("ActiveSource").string, SecondInput.source)
+        XCTAssertEqual(try recorder.property(RecorderMember.activeSource).string, SecondInput.source)
         try recorder.waitUntilRecorded(1)
         try expectInterruption("began", "device-lost", timeout: .seconds(3)) {
             try beforeLoss.stop { try second.removeSource() }
@@ -162,9 +163,9 @@ final class RouteTests: RecorderTestCase {
             try expectInterruption("ended", "device-lost", timeout: .seconds(5)) { try second.addSource() }
         }
         XCTAssertEqual(try recorder.state, "recording")
-        XCTAssertEqual(try recorder.property("ActiveSource").string, SecondInput.source)
+        XCTAssertEqual(try recorder.property(RecorderMember.activeSource).string, SecondInput.source)
         try recorder.waitUntilRecorded(further: 1)
-        XCTAssertEqual(try afterReturn.stop { try recorder.call("Stop") }.first?.objectPath, memo)
+        XCTAssertEqual(try afterReturn.stop { try recorder.call(RecorderMember.stop) }.first?.objectPath, memo)
         let samples = try SoundFileReader(path: recorder.file(of: memo).path).readFloats()
         let tones = AudioAnalysis.tones(
             in: samples, frequencies: [Stimulus.frequency, SecondInput.frequency], sampleRate: 48_000, window: 480)
@@ -186,21 +187,22 @@ final class RouteTests: RecorderTestCase {
         try recorder.waitUntilRecorded(1)
         try moveDaemonStream(to: SecondInput.source)
         try waitUntil("ActiveSource is \(SecondInput.source)", timeout: .seconds(3)) {
-            try recorder.property("ActiveSource").string == SecondInput.source
+            try recorder.property(RecorderMember.activeSource).string == SecondInput.source
         }
         try recorder.waitUntilRecorded(further: 1)
-        XCTAssertEqual(try recorder.call("Stop").first?.objectPath, memo)
+        XCTAssertEqual(try recorder.call(RecorderMember.stop).first?.objectPath, memo)
         // `received` holds only what has been read: read every signal up to the memo's end,
         // so a RouteChanged sent for the move would be among them.
-        try recorder.waitForSignal("RecordingFinished") { $0.arguments.first?.objectPath == memo }
+        try recorder.waitForSignal(RecorderMember.recordingFinished) { $0.arguments.first?.objectPath == memo }
         let announcedSources = recorder.received.compactMap { signal in
             signal.member.rawValue == "PropertiesChanged"
-                ? signal.arguments[1].stringDictionary?["ActiveSource"]?.string : nil
+                ? signal.arguments[1].stringDictionary?[RecorderMember.activeSource.name]?.string : nil
         }
         XCTAssertTrue(
             announcedSources.contains(SecondInput.source), "the move's PropertiesChanged was read: \(announcedSources)")
         XCTAssertFalse(
-            recorder.received.contains { $0.member.rawValue == "RouteChanged" }, "no route change for a mixer's move")
+            recorder.received.contains { $0.member == RecorderMember.routeChanged.name },
+            "no route change for a mixer's move")
         let switchover = try toneSwitch(in: memo, from: Stimulus.frequency, to: SecondInput.frequency)
         XCTAssertGreaterThan(switchover.after, 0.8, "the audio comes from where the stream went")
     }
@@ -250,7 +252,7 @@ final class RouteTests: RecorderTestCase {
     private func expectInterruption(
         _ type: String, _ reason: String, timeout: Duration, after mark: VoiceMemoProxy.SignalMark
     ) throws {
-        let signal = try recorder.waitForSignal("Interruption", timeout: timeout, after: mark) {
+        let signal = try recorder.waitForSignal(RecorderMember.interruption, timeout: timeout, after: mark) {
             $0.arguments.first?.string == type
         }
         XCTAssertEqual(signal.arguments.compactMap(\.string), [type, reason])

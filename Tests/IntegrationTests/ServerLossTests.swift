@@ -24,7 +24,7 @@ final class ServerLossTests: RecorderTestCase {
         try recorder.waitUntilRecorded(1)
         let beforeKill = try recorder.markSignals()
         beforeOutage.stop { fixture.audioServer.kill() }
-        let began = try recorder.waitForSignal("Interruption", timeout: .seconds(2), after: beforeKill) {
+        let began = try recorder.waitForSignal(RecorderMember.interruption, timeout: .seconds(2), after: beforeKill) {
             $0.arguments.first?.string == "began"
         }
         XCTAssertEqual(began.arguments.compactMap(\.string), ["began", "server-lost"])
@@ -41,24 +41,25 @@ final class ServerLossTests: RecorderTestCase {
         let ended = try afterOutage.start {
             try fixture.audioServer.restart()
             try fixture.stimulus.start()
-            return try recorder.waitForSignal("Interruption", timeout: .seconds(5), after: beforeRestart) {
+            return try recorder.waitForSignal(RecorderMember.interruption, timeout: .seconds(5), after: beforeRestart) {
                 $0.arguments.first?.string == "ended"
             }
         }
         XCTAssertEqual(ended.arguments.compactMap(\.string), ["ended", "server-lost"])
-        let route = try recorder.waitForSignal("RouteChanged", timeout: .seconds(2), after: beforeRestart) {
+        let route = try recorder.waitForSignal(RecorderMember.routeChanged, timeout: .seconds(2), after: beforeRestart)
+        {
             $0.arguments.first?.string == "server-restarted"
         }
         XCTAssertEqual(route.arguments[1].string, AudioDevices.microphone, "the source before the outage")
         // The stream reconnects to whatever is the default at that moment; once the restarted
         // server has its devices back, the recording follows the microphone again.
         try waitUntil("the recording is fed by the microphone again", timeout: .seconds(3)) {
-            try self.recorder.property("ActiveSource").string == AudioDevices.microphone
+            try self.recorder.property(RecorderMember.activeSource).string == AudioDevices.microphone
         }
         XCTAssertEqual(try recorder.state, "recording")
 
         try recorder.waitUntilRecorded(further: 1)
-        XCTAssertEqual(try afterOutage.stop { try recorder.call("Stop") }.first?.objectPath, memo)
+        XCTAssertEqual(try afterOutage.stop { try recorder.call(RecorderMember.stop) }.first?.objectPath, memo)
         XCTAssertEqual(recorder.memoFiles.count, 1, "one memo across the outage")
         let file = try SoundFileReader(path: url.path)
         let recorded = RecordingSpan.seconds(of: beforeOutage, afterOutage)
@@ -69,7 +70,9 @@ final class ServerLossTests: RecorderTestCase {
         let tone = try XCTUnwrap(tonalRange(file))
         XCTAssertLessThan(tone.lowerBound, 0.2, "audio from before the outage")
         XCTAssertGreaterThan(tone.upperBound, file.duration - 0.3, "and from after it")
-        let finished = try recorder.waitForSignal("RecordingFinished") { $0.arguments.first?.objectPath == memo }
+        let finished = try recorder.waitForSignal(RecorderMember.recordingFinished) {
+            $0.arguments.first?.objectPath == memo
+        }
         XCTAssertEqual(finished.arguments.last?.boolean, true)
     }
 
@@ -84,10 +87,10 @@ final class ServerLossTests: RecorderTestCase {
         try recorder.waitUntilRecorded(1)
         let beforeKill = try recorder.markSignals()
         fixture.audioServer.kill()
-        try recorder.waitForSignal("Interruption", timeout: .seconds(2), after: beforeKill) {
+        try recorder.waitForSignal(RecorderMember.interruption, timeout: .seconds(2), after: beforeKill) {
             $0.arguments.first?.string == "began"
         }
-        let finished = try recorder.waitForSignal("RecordingFinished", timeout: .seconds(5)) {
+        let finished = try recorder.waitForSignal(RecorderMember.recordingFinished, timeout: .seconds(5)) {
             $0.arguments.first?.objectPath == memo
         }
         XCTAssertEqual(finished.arguments.last?.boolean, false)
@@ -105,7 +108,7 @@ final class ServerLossTests: RecorderTestCase {
         let early = try fixture.launchDaemon()
         defer { _ = early.stop() }
         XCTAssertEqual(try recorder.state, "idle")
-        let refused = try XCTUnwrap(recorder.callFailing("Record"))
+        let refused = try XCTUnwrap(recorder.callFailing(RecorderMember.record))
         XCTAssertEqual(refused.name.rawValue, ContractError.audioServer.name.rawValue)
         XCTAssertTrue(refused.message.contains("Is PulseAudio or pipewire-pulse running?"), refused.message)
         XCTAssertEqual(recorder.memoFiles, [])
@@ -113,7 +116,7 @@ final class ServerLossTests: RecorderTestCase {
         try fixture.audioServer.restart()
         try fixture.stimulus.start()
         let memo = try recorder.recordWithOptions(["format": .string("wav"), "duration": .double(0.5)])
-        let finished = try recorder.waitForSignal("RecordingFinished", timeout: .seconds(5)) {
+        let finished = try recorder.waitForSignal(RecorderMember.recordingFinished, timeout: .seconds(5)) {
             $0.arguments.first?.objectPath == memo
         }
         XCTAssertEqual(finished.arguments.last?.boolean, true)

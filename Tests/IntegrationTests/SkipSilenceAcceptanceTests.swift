@@ -2,6 +2,7 @@ import Bus
 import Foundation
 import IntegrationSupport
 import SoundFile
+import VoiceMemoContract
 import VoiceMemoCore
 import XCTest
 
@@ -25,8 +26,8 @@ final class SkipSilenceAcceptanceTests: RecorderTestCase {
 
     func testALongSilenceIsSkippedAndBothTonesAreHeardWhole() throws {
         fixture.stimulus.stop()  // so the speaker carries only the playback
-        XCTAssertEqual(try recorder.property("SkipSilence").boolean, false, "off by default")
-        try recorder.setProperty("SkipSilence", .boolean(true))
+        XCTAssertEqual(try recorder.property(RecorderMember.skipSilence).boolean, false, "off by default")
+        try recorder.setProperty(RecorderMember.skipSilence, .boolean(true))
         let settings = try String(
             contentsOf: fixture.session.settingsDirectory.appendingPathComponent("settings.json"), encoding: .utf8)
         XCTAssertTrue(
@@ -34,7 +35,7 @@ final class SkipSilenceAcceptanceTests: RecorderTestCase {
 
         let tone = fixture.stimulus.samples  // 1 s
         let memo = try addMemo(tone + [Int16](repeating: 0, count: 4 * rate) + tone, named: "tone-gap-tone.wav")
-        XCTAssertEqual(try recorder.memoProperty(memo, "Duration").double ?? 0, 6, accuracy: 0.01)
+        XCTAssertEqual(try recorder.memoProperty(memo, MemoMember.duration).double ?? 0, 6, accuracy: 0.01)
 
         let speaker = try SourceRecording(from: AudioDevices.speaker + ".monitor", in: fixture.session)
         defer { speaker.stop() }
@@ -43,13 +44,13 @@ final class SkipSilenceAcceptanceTests: RecorderTestCase {
         _ = try speaker.waitForSamples(rate / 10)
         let started = Date()
         let playedFrom = speaker.sampleCount
-        try recorder.callMemo(memo, "Play")
+        try recorder.callMemo(memo, MemoMember.play)
         // In the second tone by the output's clock, 5 s or more into the memo by its own.
         try speaker.waitUntilDelivered(1.9, since: playedFrom)
         let position = try mediaPlayerPosition()
         XCTAssertGreaterThan(position, 4.8, "MPRIS reports the memo's own time, past the skipped silence")
         XCTAssertLessThan(position, 6.0)
-        let finished = try recorder.waitForSignal("PlaybackFinished", timeout: .seconds(8)) {
+        let finished = try recorder.waitForSignal(RecorderMember.playbackFinished, timeout: .seconds(8)) {
             $0.arguments.first?.objectPath == memo
         }
         let elapsed = Date().timeIntervalSince(started)

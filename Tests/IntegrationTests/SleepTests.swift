@@ -2,6 +2,7 @@ import Bus
 import Foundation
 import IntegrationSupport
 import SoundFile
+import VoiceMemoContract
 import XCTest
 
 /// System sleep and session switches, with logind played by dbusmock on a private system
@@ -62,14 +63,14 @@ final class SleepTests: RecorderTestCase {
 
         let beforeSleep = try recorder.markSignals()
         try logind.prepareForSleep(true)
-        let began = try recorder.waitForSignal("Interruption", after: beforeSleep) {
+        let began = try recorder.waitForSignal(RecorderMember.interruption, after: beforeSleep) {
             $0.arguments.first?.string == "began"
         }
         XCTAssertEqual(began.arguments.compactMap(\.string), ["began", "system-sleep"])
         XCTAssertEqual(began.arguments.last?.boolean, true)
         XCTAssertEqual(try recorder.state, "interrupted")
         try waitForLock(false)
-        let recorded = try XCTUnwrap(recorder.property("CurrentTime").double)
+        let recorded = try XCTUnwrap(recorder.property(RecorderMember.currentTime).double)
         let url = try recorder.file(of: memo)
         XCTAssertEqual(
             try SoundFileReader(path: url.path).duration, recorded, accuracy: 0.001, "flushed before the lock went")
@@ -78,14 +79,14 @@ final class SleepTests: RecorderTestCase {
         let microphone = try SourceRecording(in: fixture.session)
         defer { microphone.stop() }
         try microphone.waitUntilDelivered(0.5)
-        XCTAssertEqual(try XCTUnwrap(recorder.property("CurrentTime").double), recorded, accuracy: 0.001)
+        XCTAssertEqual(try XCTUnwrap(recorder.property(RecorderMember.currentTime).double), recorded, accuracy: 0.001)
 
         // The waits for the daemon's answers (and the mock logind's) lie inside the recording.
         var afterWake = RecordingSpan()
         let beforeWake = try recorder.markSignals()
         let ended = try afterWake.start {
             try logind.prepareForSleep(false)
-            return try recorder.waitForSignal("Interruption", after: beforeWake) {
+            return try recorder.waitForSignal(RecorderMember.interruption, after: beforeWake) {
                 $0.arguments.first?.string == "ended"
             }
         }
@@ -95,7 +96,7 @@ final class SleepTests: RecorderTestCase {
         try waitForLock(true)
         try recorder.waitUntilRecorded(recorded + 0.5)
 
-        XCTAssertEqual(try afterWake.stop { try recorder.call("Stop") }.first?.objectPath, memo)
+        XCTAssertEqual(try afterWake.stop { try recorder.call(RecorderMember.stop) }.first?.objectPath, memo)
         try waitForLock(false)
         let file = try SoundFileReader(path: url.path)
         XCTAssertTrue(
@@ -115,20 +116,20 @@ final class SleepTests: RecorderTestCase {
         try waitForLock(true)
         let beforeSleep = try recorder.markSignals()
         try logind.prepareForSleep(true)
-        let began = try recorder.waitForSignal("Interruption", after: beforeSleep) {
+        let began = try recorder.waitForSignal(RecorderMember.interruption, after: beforeSleep) {
             $0.arguments.first?.string == "began"
         }
         XCTAssertEqual(began.arguments.last?.boolean, false, "it will not resume by itself")
         try waitForLock(false)
         let beforeWake = try recorder.markSignals()
         try logind.prepareForSleep(false)
-        let ended = try recorder.waitForSignal("Interruption", after: beforeWake) {
+        let ended = try recorder.waitForSignal(RecorderMember.interruption, after: beforeWake) {
             $0.arguments.first?.string == "ended"
         }
         XCTAssertEqual(ended.arguments.compactMap(\.string), ["ended", "system-sleep"])
         try waitForState("paused")
         try waitForLock(true)  // the memo is still open
-        try recorder.call("Resume")
+        try recorder.call(RecorderMember.resume)
         XCTAssertEqual(try recorder.state, "recording")
     }
 
@@ -139,28 +140,29 @@ final class SleepTests: RecorderTestCase {
         try recorder.waitUntilRecorded(0.5)
         let beforeSwitch = try recorder.markSignals()
         try logind.setSession(sessionPath, isActive: false)
-        let began = try recorder.waitForSignal("Interruption", after: beforeSwitch) {
+        let began = try recorder.waitForSignal(RecorderMember.interruption, after: beforeSwitch) {
             $0.arguments.first?.string == "began"
         }
         XCTAssertEqual(began.arguments.compactMap(\.string), ["began", "session-inactive"])
         XCTAssertEqual(began.arguments.last?.boolean, true)
         XCTAssertEqual(try recorder.state, "interrupted")
-        let paused = try XCTUnwrap(recorder.property("CurrentTime").double)
+        let paused = try XCTUnwrap(recorder.property(RecorderMember.currentTime).double)
         // Of the half second the microphone delivers meanwhile, nothing is written.
         let microphone = try SourceRecording(in: fixture.session)
         defer { microphone.stop() }
         try microphone.waitUntilDelivered(0.5)
         XCTAssertEqual(
-            try XCTUnwrap(recorder.property("CurrentTime").double), paused, accuracy: 0.05, "nothing written")
+            try XCTUnwrap(recorder.property(RecorderMember.currentTime).double), paused, accuracy: 0.05,
+            "nothing written")
 
         let beforeReturn = try recorder.markSignals()
         try logind.setSession(sessionPath, isActive: true)
-        let ended = try recorder.waitForSignal("Interruption", after: beforeReturn) {
+        let ended = try recorder.waitForSignal(RecorderMember.interruption, after: beforeReturn) {
             $0.arguments.first?.string == "ended"
         }
         XCTAssertEqual(ended.arguments.compactMap(\.string), ["ended", "session-inactive"])
         try waitForState("recording")
-        XCTAssertEqual(try recorder.call("Stop").first?.objectPath, memo)
+        XCTAssertEqual(try recorder.call(RecorderMember.stop).first?.objectPath, memo)
     }
 
     // No system bus at all: one log line, and recording works as ever.
@@ -169,7 +171,9 @@ final class SleepTests: RecorderTestCase {
         let missing = fixture.session.runtimeDirectory.appendingPathComponent("no-such-bus").path
         sleepDaemon = try launchDaemon(environment: ["DBUS_SYSTEM_BUS_ADDRESS": "unix:path=\(missing)"])
         let memo = try recorder.recordWithOptions(["format": .string("wav"), "duration": .double(0.5)])
-        let finished = try recorder.waitForSignal("RecordingFinished") { $0.arguments.first?.objectPath == memo }
+        let finished = try recorder.waitForSignal(RecorderMember.recordingFinished) {
+            $0.arguments.first?.objectPath == memo
+        }
         XCTAssertEqual(finished.arguments.last?.boolean, true)
         let log = try XCTUnwrap(sleepDaemon).log
         XCTAssertEqual(log.components(separatedBy: "sleep and session handling is off").count - 1, 1, log)
@@ -182,7 +186,9 @@ final class SleepTests: RecorderTestCase {
         logind.stopLogindOnly()
         sleepDaemon = try launchDaemon(environment: logind.environment)
         let memo = try recorder.recordWithOptions(["format": .string("wav"), "duration": .double(0.5)])
-        let finished = try recorder.waitForSignal("RecordingFinished") { $0.arguments.first?.objectPath == memo }
+        let finished = try recorder.waitForSignal(RecorderMember.recordingFinished) {
+            $0.arguments.first?.objectPath == memo
+        }
         XCTAssertEqual(finished.arguments.last?.boolean, true)
         let daemon = try XCTUnwrap(sleepDaemon)
         try waitUntil("the daemon reports logind missing", timeout: .seconds(6)) {

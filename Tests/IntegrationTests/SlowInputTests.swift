@@ -1,6 +1,7 @@
 import Foundation
 import IntegrationSupport
 import SoundFile
+import VoiceMemoContract
 import XCTest
 
 /// Issue 14: slow is not lost. Inputs that deliver in bursts (module-sine-source's 2 s
@@ -23,13 +24,16 @@ final class SlowInputTests: RecorderTestCase {
             whenOpen()
             return memo
         }
-        XCTAssertEqual(try recorder.property("ActiveSource").string, source, file: file, line: line)
+        XCTAssertEqual(try recorder.property(RecorderMember.activeSource).string, source, file: file, line: line)
         try recorder.waitUntilRecorded(seconds)
         XCTAssertEqual(try recorder.state, "recording", "late is not lost", file: file, line: line)
-        XCTAssertEqual(try span.stop { try recorder.call("Stop") }.first?.objectPath, memo, file: file, line: line)
+        XCTAssertEqual(
+            try span.stop { try recorder.call(RecorderMember.stop) }.first?.objectPath, memo, file: file, line: line)
         whenStopped()
         try recorder.drainSignals()
-        let hitches = recorder.received.filter { ["Interruption", "RouteChanged"].contains($0.member.rawValue) }
+        let hitches = recorder.received.filter {
+            [RecorderMember.interruption.name, RecorderMember.routeChanged.name].contains($0.member)
+        }
         XCTAssertEqual(
             hitches.map { "\($0.member) \($0.arguments.compactMap(\.string))" }, [],
             "no interruption and no route change",
@@ -105,13 +109,15 @@ final class SlowInputTests: RecorderTestCase {
         XCTAssertEqual(try recorder.state, "recording", "late is not lost")
 
         let asked = ContinuousClock.now
-        XCTAssertEqual(try recorder.call("Stop").first?.objectPath, memo)
+        XCTAssertEqual(try recorder.call(RecorderMember.stop).first?.objectPath, memo)
         let answered = ContinuousClock.now - asked
         print("Stop during a late read on \(fixture.audioServer.serverName): answered after \(answered)")
         XCTAssertLessThan(answered, .seconds(1))
-        let finished = try recorder.waitForSignal("RecordingFinished") { $0.arguments.first?.objectPath == memo }
+        let finished = try recorder.waitForSignal(RecorderMember.recordingFinished) {
+            $0.arguments.first?.objectPath == memo
+        }
         XCTAssertEqual(finished.arguments.last?.boolean, true)
-        XCTAssertFalse(recorder.received.contains { $0.member.rawValue == "Interruption" })
+        XCTAssertFalse(recorder.received.contains { $0.member == RecorderMember.interruption.name })
 
         let file = try SoundFileReader(path: recorder.file(of: memo).path)
         XCTAssertEqual(file.format, .wav)

@@ -43,7 +43,9 @@ final class StartOnSoundAcceptanceTests: RecorderTestCase {
 
     /// Reads the recorder's signals until `State` was announced as `state`.
     private func waitForAnnouncedState(_ state: String) throws {
-        try recorder.waitForSignal("PropertiesChanged") { $0.arguments[1].stringDictionary?["State"]?.string == state }
+        try recorder.waitForSignal("PropertiesChanged") {
+            $0.arguments[1].stringDictionary?[RecorderMember.state.name]?.string == state
+        }
     }
 
     /// The bursts as the microphone delivered them, each as its samples.
@@ -58,7 +60,7 @@ final class StartOnSoundAcceptanceTests: RecorderTestCase {
         defer { microphone.stop() }
         let memo = try recorder.recordWithOptions(["format": .string("wav"), "start-on-sound": .boolean(true)])
         XCTAssertEqual(try recorder.state, "scheduled")
-        XCTAssertEqual(try recorder.property("CurrentMemo").objectPath, memo)
+        XCTAssertEqual(try recorder.property(RecorderMember.currentMemo).objectPath, memo)
         XCTAssertEqual(recorder.memoFiles, [], "no file while waiting")
         try microphone.waitUntilDelivered(2)
         XCTAssertEqual(try recorder.state, "scheduled", "silence does not start it")
@@ -66,7 +68,7 @@ final class StartOnSoundAcceptanceTests: RecorderTestCase {
 
         try playBurst(seconds: 1, heardBy: microphone)
         XCTAssertEqual(try recorder.state, "recording")
-        try recorder.call("Stop")
+        try recorder.call(RecorderMember.stop)
         let heard = heardBursts(microphone)
         XCTAssertEqual(heard.count, 1, "the microphone heard one burst")
         XCTAssertGreaterThan(heard.first?.count ?? 0, Int(0.8 * rate))
@@ -81,7 +83,7 @@ final class StartOnSoundAcceptanceTests: RecorderTestCase {
         XCTAssertEqual(try recorder.state, "recording", "recording at once, in silence")
         XCTAssertEqual(recorder.memoFiles.count, 1)
         try recorder.waitUntilRecorded(0.5)
-        try recorder.call("Stop")
+        try recorder.call(RecorderMember.stop)
         let samples = try SoundFileReader(path: recorder.file(of: memo).path).readInt16()
         XCTAssertGreaterThan(samples.count, Int(0.4 * rate))
         XCTAssertTrue(samples.allSatisfy { $0 == 0 }, "the silence itself is the memo")
@@ -93,11 +95,12 @@ final class StartOnSoundAcceptanceTests: RecorderTestCase {
         defer { microphone.stop() }
         let memo = try recorder.recordWithOptions(["start-on-sound": .boolean(true), "pre-roll": .double(2)])
         try microphone.waitUntilDelivered(0.5)  // some pre-roll is held
-        XCTAssertEqual(try recorder.call("Stop").first?.objectPath, memo)
+        XCTAssertEqual(try recorder.call(RecorderMember.stop).first?.objectPath, memo)
         XCTAssertEqual(try recorder.state, "idle")
         XCTAssertEqual(recorder.memoFiles, [])
         try recorder.collectSignals(for: .milliseconds(300))
-        XCTAssertFalse(recorder.received.contains { $0.member.rawValue == "RecordingFinished" }, "nothing to announce")
+        XCTAssertFalse(
+            recorder.received.contains { $0.member == RecorderMember.recordingFinished.name }, "nothing to announce")
     }
 
     func testBadOptionsAreRefusedNamingTheKey() throws {
@@ -106,7 +109,7 @@ final class StartOnSoundAcceptanceTests: RecorderTestCase {
             (["sound-threshold": .double(10)], "'sound-threshold' must be a level in dBFS between -160 and 0"),
             (["start-on-sound": .uint32(1)], "option 'start-on-sound' must be of type 'b'"),
         ] {
-            let error = recorder.callFailing("RecordWithOptions", [.stringDictionary(options)])
+            let error = recorder.callFailing(RecorderMember.recordWithOptions, [.stringDictionary(options)])
             XCTAssertEqual(error?.name.rawValue, ContractError.invalidArgument.name.rawValue, "\(options)")
             XCTAssertTrue(error?.message.contains(message) ?? false, "\(error?.message ?? "")")
         }
@@ -127,10 +130,10 @@ final class StartOnSoundAcceptanceTests: RecorderTestCase {
         try microphone.waitUntilDelivered(3, since: started)  // bursts 3 s apart
         try playBurst(seconds: 1, heardBy: microphone)
 
-        let finishedFirst = try recorder.waitForSignal("RecordingFinished", timeout: .seconds(5)) {
+        let finishedFirst = try recorder.waitForSignal(RecorderMember.recordingFinished, timeout: .seconds(5)) {
             $0.arguments.first?.objectPath == first
         }
-        let finishedSecond = try recorder.waitForSignal("RecordingFinished", timeout: .seconds(5)) {
+        let finishedSecond = try recorder.waitForSignal(RecorderMember.recordingFinished, timeout: .seconds(5)) {
             $0.arguments.first?.objectPath != first
         }
         XCTAssertEqual(finishedFirst.arguments.last?.boolean, true)
@@ -146,7 +149,7 @@ final class StartOnSoundAcceptanceTests: RecorderTestCase {
         try assertHoldsWholeBurst(first, heard[0], preRoll: 0.45, "first memo")
         try assertHoldsWholeBurst(second, heard[1], preRoll: 0.45, "second memo")
 
-        try recorder.call("Stop")
+        try recorder.call(RecorderMember.stop)
         XCTAssertEqual(try recorder.state, "idle")
         XCTAssertEqual(recorder.memoFiles.count, 2, "two memos, nothing from the last wait")
         try waitForAnnouncedState("idle")
@@ -160,7 +163,7 @@ final class StartOnSoundAcceptanceTests: RecorderTestCase {
         XCTAssertEqual(output.status, 0, "\(output)")
         XCTAssertTrue(output.stdout.hasPrefix("Waiting for sound to record \(Contract.memoParentPath)/"), output.stdout)
         XCTAssertEqual(try recorder.state, "scheduled")
-        try recorder.call("Cancel")
+        try recorder.call(RecorderMember.cancel)
         for arguments in [
             ["record", "--threshold", "-30"], ["record", "--on-sound", "--pre-roll", "soon"],
             ["record", "--on-sound=yes"],

@@ -30,7 +30,7 @@ final class TrashAcceptanceTests: RecorderTestCase {
         let memo = try recorder.recordWithOptions([
             "format": .string("wav"), "duration": .double(seconds), "title": .string(title),
         ])
-        try recorder.waitForSignal("RecordingFinished", timeout: .seconds(seconds + 5)) {
+        try recorder.waitForSignal(RecorderMember.recordingFinished, timeout: .seconds(seconds + 5)) {
             $0.arguments.first?.objectPath == memo
         }
         try recorder.waitForSignal("InterfacesAdded") { $0.arguments.first?.objectPath == memo }
@@ -86,7 +86,7 @@ final class TrashAcceptanceTests: RecorderTestCase {
         let properties = try XCTUnwrap(try recorder.managedMemos()[memo])
 
         let deleted = Date()
-        _ = try recorder.callMemo(memo, "Delete")
+        _ = try recorder.callMemo(memo, MemoMember.delete)
         let removed = try recorder.waitForSignal("InterfacesRemoved") { $0.arguments.first?.objectPath == memo }
         XCTAssertEqual(removed.arguments[1].array?.compactMap(\.string), [Contract.memoInterface.rawValue])
         XCTAssertFalse(FileManager.default.fileExists(atPath: file.path), "the file left the memo directory")
@@ -150,14 +150,14 @@ final class TrashAcceptanceTests: RecorderTestCase {
         let memo = try recordMemo(title: "Twice")
         let file = try recorder.file(of: memo)
         let copy = try Data(contentsOf: file)
-        _ = try recorder.callMemo(memo, "Delete")
+        _ = try recorder.callMemo(memo, MemoMember.delete)
         try recorder.waitForSignal("InterfacesRemoved") { $0.arguments.first?.objectPath == memo }
         // The same file again (as if restored by hand and deleted once more).
         try copy.write(to: file)
         try waitUntil("the copy is a memo again", timeout: .seconds(5)) {
             try self.recorder.managedMemos()[memo] != nil
         }
-        _ = try recorder.callMemo(memo, "Delete")
+        _ = try recorder.callMemo(memo, MemoMember.delete)
         XCTAssertNil(try recorder.managedMemos()[memo])
         let base = file.deletingPathExtension().lastPathComponent
         XCTAssertEqual(try trashed(), [file.lastPathComponent, base + ".2.wav"].sorted())
@@ -169,14 +169,14 @@ final class TrashAcceptanceTests: RecorderTestCase {
     func testDeletePermanentlyRemovesTheFileForGoodAndTheObject() throws {
         let memo = try recordMemo(title: "Gone")
         let file = try recorder.file(of: memo)
-        _ = try recorder.callMemo(memo, "DeletePermanently")
+        _ = try recorder.callMemo(memo, MemoMember.deletePermanently)
         let removed = try recorder.waitForSignal("InterfacesRemoved") { $0.arguments.first?.objectPath == memo }
         XCTAssertEqual(removed.arguments[1].array?.compactMap(\.string), [Contract.memoInterface.rawValue])
         XCTAssertFalse(FileManager.default.fileExists(atPath: file.path))
         XCTAssertEqual(try trashed(), [], "not in the trash either")
         XCTAssertEqual(recorder.memoFiles, [])
         XCTAssertNil(try recorder.managedMemos()[memo])
-        XCTAssertThrowsError(try recorder.callMemo(memo, "DeletePermanently")) { error in
+        XCTAssertThrowsError(try recorder.callMemo(memo, MemoMember.deletePermanently)) { error in
             XCTAssertEqual((error as? BusError)?.name.rawValue, ErrorName.unknownObject.rawValue)
         }
     }
@@ -209,20 +209,20 @@ final class TrashAcceptanceTests: RecorderTestCase {
         let recorder = try VoiceMemoProxy(session: fixture.session)
         let memo = try recordMemo(title: "Elsewhere", seconds: 3, on: recorder)
         let file = try recorder.file(of: memo)
-        _ = try recorder.callMemo(memo, "Play")
+        _ = try recorder.callMemo(memo, MemoMember.play)
 
-        XCTAssertThrowsError(try recorder.callMemo(memo, "Delete")) { error in
+        XCTAssertThrowsError(try recorder.callMemo(memo, MemoMember.delete)) { error in
             XCTAssertEqual((error as? BusError)?.name.rawValue, ContractError.storage.name.rawValue)
             XCTAssertTrue((error as? BusError)?.message.contains("another file system") == true, "\(error)")
         }
         XCTAssertTrue(FileManager.default.fileExists(atPath: file.path), "the memo stays")
         XCTAssertNotNil(try recorder.managedMemos()[memo], "and so does its object")
-        XCTAssertEqual(try recorder.property("Playing").objectPath, memo, "and its playback")
+        XCTAssertEqual(try recorder.property(RecorderMember.playing).objectPath, memo, "and its playback")
         XCTAssertEqual(try trashed(), [], "nothing copied into the trash")
         XCTAssertEqual(
             try FileManager.default.contentsOfDirectory(atPath: trash.infoDirectory), [], "no info file left behind")
 
-        _ = try recorder.callMemo(memo, "DeletePermanently")
+        _ = try recorder.callMemo(memo, MemoMember.deletePermanently)
         XCTAssertFalse(FileManager.default.fileExists(atPath: file.path))
         XCTAssertNil(try recorder.managedMemos()[memo])
     }

@@ -7,8 +7,6 @@ import XCTest
 /// Issue 16 without a panel: the StatusNotifierItem and its dbusmenu as served, the
 /// TrayEnabled setting, and silence when no watcher runs. (`PanelTests` runs a real one.)
 final class TrayItemTests: RecorderTestCase {
-    private static let repository = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     private var connection: BusConnection!
 
@@ -60,7 +58,7 @@ final class TrayItemTests: RecorderTestCase {
 
     private func waitForState(_ state: String) throws {
         try waitUntil("State is \(state)", timeout: .seconds(10), pollingEvery: .milliseconds(50)) {
-            try recorder.property("State").string == state
+            try recorder.property(RecorderMember.state).string == state
         }
     }
 
@@ -79,7 +77,7 @@ final class TrayItemTests: RecorderTestCase {
         let themePath = try XCTUnwrap(itemProperty("IconThemePath").string)
         XCTAssertEqual(
             URL(fileURLWithPath: themePath).standardizedFileURL,
-            Self.repository.appendingPathComponent("data/icons").standardizedFileURL)
+            Checkout.root.appendingPathComponent("data/icons").standardizedFileURL)
         XCTAssertTrue(
             FileManager.default.fileExists(atPath: themePath + "/hicolor/scalable/status/voicememo-recording.svg"))
         XCTAssertTrue(try fixture.session.busNameHasOwner(itemName), "the item owns \(itemName)")
@@ -132,7 +130,7 @@ final class TrayItemTests: RecorderTestCase {
         try click("Record call")
         try waitForState("recording")
         try waitUntil("the call records the speaker", timeout: .seconds(2)) {
-            try self.recorder.property("ActiveOutput").string == AudioDevices.speaker
+            try self.recorder.property(RecorderMember.activeOutput).string == AudioDevices.speaker
         }
         try click("Stop")
         try waitForState("idle")
@@ -157,14 +155,14 @@ final class TrayItemTests: RecorderTestCase {
         }
         // A click on a greyed-out item does nothing.
         try click("Stop")
-        XCTAssertEqual(try recorder.property("State").string, "idle")
+        XCTAssertEqual(try recorder.property(RecorderMember.state).string, "idle")
         XCTAssertTrue(daemon.isRunning)
     }
 
     func testTrayEnabledOffRemovesTheItemAndPersists() throws {
-        XCTAssertEqual(try recorder.property("TrayEnabled").boolean, true, "on by default")
+        XCTAssertEqual(try recorder.property(RecorderMember.trayEnabled).boolean, true, "on by default")
         let name = itemName
-        try recorder.setProperty("TrayEnabled", .boolean(false))
+        try recorder.setProperty(RecorderMember.trayEnabled, .boolean(false))
         try waitUntil("the item's name is released", timeout: .seconds(5), pollingEvery: .milliseconds(50)) {
             try !self.fixture.session.busNameHasOwner(name)
         }
@@ -180,13 +178,53 @@ final class TrayItemTests: RecorderTestCase {
         let second = try fixture.launchDaemon()
         defer { second.stop() }
         let fresh = try VoiceMemoProxy(session: fixture.session)
-        XCTAssertEqual(try fresh.property("TrayEnabled").boolean, false)
+        XCTAssertEqual(try fresh.property(RecorderMember.trayEnabled).boolean, false)
         XCTAssertFalse(try fixture.session.busNameHasOwner("org.kde.StatusNotifierItem-\(second.process.pid)-1"))
-        try fresh.setProperty("TrayEnabled", .boolean(true))
+        try fresh.setProperty(RecorderMember.trayEnabled, .boolean(true))
         try waitUntil("the item's name is owned again", timeout: .seconds(5), pollingEvery: .milliseconds(50)) {
             try self.fixture.session.busNameHasOwner("org.kde.StatusNotifierItem-\(second.process.pid)-1")
         }
         XCTAssertEqual(try itemProperty("IconName").string, "voicememo-idle")
+    }
+
+    /// While GNOME Shell's extension owns org.example.VoiceMemo.ShellIndicator, the item is
+    /// withdrawn (its name released, its objects gone) and comes back within a second of that
+    /// name losing its owner, whether released or its connection closed; a daemon started
+    /// while the extension runs has no item.
+    func testTheItemStepsAsideWhileTheShellIndicatorRuns() throws {
+        let name = itemName
+        XCTAssertTrue(try fixture.session.busNameHasOwner(name))
+        let bus = (BusName("org.freedesktop.DBus"), ObjectPath("/org/freedesktop/DBus"))
+        var shell: BusConnection? = try BusConnection.connect(address: fixture.session.busAddress)
+        XCTAssertTrue(try XCTUnwrap(shell).requestName(BusName("org.example.VoiceMemo.ShellIndicator")))
+        try waitUntil("the item's name is released", timeout: .seconds(1), pollingEvery: .milliseconds(20)) {
+            try !self.fixture.session.busNameHasOwner(name)
+        }
+        XCTAssertThrowsError(try itemProperty("Status")) { error in
+            XCTAssertEqual((error as? BusError)?.name.rawValue, ErrorName.unknownObject.rawValue)
+        }
+        _ = try XCTUnwrap(shell).call(
+            destination: bus.0, path: bus.1, interface: InterfaceName("org.freedesktop.DBus"),
+            member: MemberName("ReleaseName"), arguments: [.string("org.example.VoiceMemo.ShellIndicator")])
+        try waitUntil("the item's name is owned again", timeout: .seconds(1), pollingEvery: .milliseconds(20)) {
+            try self.fixture.session.busNameHasOwner(name)
+        }
+        XCTAssertEqual(try itemProperty("IconName").string, "voicememo-idle")
+
+        // A daemon started while the extension runs: no item until the shell's connection goes.
+        XCTAssertTrue(try XCTUnwrap(shell).requestName(BusName("org.example.VoiceMemo.ShellIndicator")))
+        daemon.stop()
+        let second = try fixture.launchDaemon()
+        defer { second.stop() }
+        let secondName = "org.kde.StatusNotifierItem-\(second.process.pid)-1"
+        // Its first answer about the shell's name withdraws the item before it registers.
+        try waitUntil("the new daemon has no item", timeout: .seconds(1), pollingEvery: .milliseconds(20)) {
+            try !self.fixture.session.busNameHasOwner(secondName)
+        }
+        shell = nil
+        try waitUntil("the item comes with the shell gone", timeout: .seconds(1), pollingEvery: .milliseconds(20)) {
+            try self.fixture.session.busNameHasOwner(secondName)
+        }
     }
 
     /// "Open memo folder" goes to org.freedesktop.FileManager1 when a file manager owns it;
@@ -202,7 +240,7 @@ final class TrayItemTests: RecorderTestCase {
         let memo = try recorder.recordWithOptions([
             "format": .string("wav"), "duration": .double(1.5), "title": .string("Menu memo"),
         ])
-        try recorder.waitForSignal("RecordingFinished", timeout: .seconds(10)) {
+        try recorder.waitForSignal(RecorderMember.recordingFinished, timeout: .seconds(10)) {
             $0.arguments.first?.objectPath == memo
         }
         try waitUntil("the memo is in the menu", timeout: .seconds(10), pollingEvery: .milliseconds(100)) {
@@ -210,9 +248,9 @@ final class TrayItemTests: RecorderTestCase {
         }
         try click(try XCTUnwrap(try menuItems().first { $0.label.hasPrefix("Play Menu memo") }?.label))
         try waitUntil("the memo plays", timeout: .seconds(5), pollingEvery: .milliseconds(50)) {
-            try self.recorder.property("Playing").objectPath == memo
+            try self.recorder.property(RecorderMember.playing).objectPath == memo
         }
-        _ = try recorder.call("StopPlayback")
+        _ = try recorder.call(RecorderMember.stopPlayback)
 
         let secondary = { (state: String) in
             _ = try self.connection.call(
@@ -221,10 +259,10 @@ final class TrayItemTests: RecorderTestCase {
             try self.waitForState(state)
         }
         try secondary("idle")  // nothing to pause
-        _ = try recorder.call("Record")
+        _ = try recorder.call(RecorderMember.record)
         try waitForState("recording")
         try secondary("paused")
         try secondary("recording")
-        _ = try recorder.call("Stop")
+        _ = try recorder.call(RecorderMember.stop)
     }
 }

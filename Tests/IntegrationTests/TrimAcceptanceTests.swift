@@ -63,7 +63,7 @@ final class TrimAcceptanceTests: RecorderTestCase {
         let bytes = try Data(contentsOf: file)
         let mark = try recorder.markSignals()
 
-        _ = try recorder.callMemo(memo, "Trim", [.double(2.5), .double(7.5)])
+        _ = try recorder.callMemo(memo, MemoMember.trim, [.double(2.5), .double(7.5)])
 
         let trimmed = try samples(of: file)
         XCTAssertEqual(trimmed.count, 5 * Self.sampleRate, "5.000 s")
@@ -96,7 +96,7 @@ final class TrimAcceptanceTests: RecorderTestCase {
         XCTAssertEqual(restoring.status, 0, "\(restoring)")
         XCTAssertEqual(try Data(contentsOf: file), bytes, "the original is back")
         try waitUntil("the memo is 10 s long again", timeout: .seconds(5)) {
-            try self.recorder.memoProperty(memo, MemoMember.duration.name).double == 10
+            try self.recorder.memoProperty(memo, MemoMember.duration).double == 10
         }
     }
 
@@ -110,8 +110,8 @@ final class TrimAcceptanceTests: RecorderTestCase {
 
     func testAnOpusMemoIsEncodedAgainAtItsQuality() throws {
         let (memo, file) = try addTitledMemo(Self.clickTone(), format: .opus, title: "Click opus")
-        let size = try XCTUnwrap(try recorder.memoProperty(memo, MemoMember.size.name).uint64)
-        _ = try recorder.callMemo(memo, "Trim", [.double(2.5), .double(7.5)])
+        let size = try XCTUnwrap(try recorder.memoProperty(memo, MemoMember.size).uint64)
+        _ = try recorder.callMemo(memo, MemoMember.trim, [.double(2.5), .double(7.5)])
         let reader = try SoundFileReader(path: file.path)
         XCTAssertEqual(reader.duration, 5, accuracy: 0.02)
         XCTAssertEqual(reader.title, "Click opus")
@@ -119,7 +119,7 @@ final class TrimAcceptanceTests: RecorderTestCase {
         XCTAssertEqual(AudioAnalysis.dominantFrequency(tone, sampleRate: 48_000), 440, accuracy: 2)
         XCTAssertEqual(AudioAnalysis.rmsDBFS(tone), -33, accuracy: 1.5, "a -30 dBFS peak tone is -33 dBFS RMS")
         // The same bitrate: half the audio, about half the bytes.
-        let newSize = try XCTUnwrap(try recorder.memoProperty(memo, MemoMember.size.name).uint64)
+        let newSize = try XCTUnwrap(try recorder.memoProperty(memo, MemoMember.size).uint64)
         XCTAssertEqual(Double(newSize) / Double(size), 0.5, accuracy: 0.1, "\(size) → \(newSize) bytes")
     }
 
@@ -130,13 +130,13 @@ final class TrimAcceptanceTests: RecorderTestCase {
             return Int16((3277 * sin(2 * Double.pi * 440 * Double(index) / 48_000)).rounded())
         }
         let (memo, file) = try addTitledMemo(samples, format: .wav, title: "Quiet edges")
-        _ = try recorder.callMemo(memo, "TrimSilence")
+        _ = try recorder.callMemo(memo, MemoMember.trimSilence)
         let trimmed = try self.samples(of: file)
         XCTAssertEqual(trimmed.count, 134_400 - 134_400 + 321_600 - 134_400, "3.5 s and 0.2 s either side")
         XCTAssertTrue(trimmed == Array(samples[134_400..<321_600]))
         // Nothing left to cut: the file is untouched, and no copy goes to the trash.
         let bytes = try Data(contentsOf: file)
-        _ = try recorder.callMemo(memo, "TrimSilence")
+        _ = try recorder.callMemo(memo, MemoMember.trimSilence)
         XCTAssertEqual(try Data(contentsOf: file), bytes)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: trash.filesDirectory).count, 1)
     }
@@ -145,7 +145,8 @@ final class TrimAcceptanceTests: RecorderTestCase {
         let (memo, file) = try addTitledMemo(Self.clickTone(), format: .wav, title: "Keep me")
         let bytes = try Data(contentsOf: file)
         for (start, end) in [(5.0, 3.0), (2.0, 2.0), (-1.0, 3.0), (0.0, 10.5), (11.0, 12.0), (0.0, .nan)] {
-            XCTAssertThrowsError(try recorder.callMemo(memo, "Trim", [.double(start), .double(end)])) { error in
+            XCTAssertThrowsError(try recorder.callMemo(memo, MemoMember.trim, [.double(start), .double(end)])) {
+                error in
                 XCTAssertEqual((error as? BusError)?.name.rawValue, ContractError.invalidArgument.name.rawValue)
                 XCTAssertFalse((error as? BusError)?.message.isEmpty ?? true)
             }
@@ -155,7 +156,7 @@ final class TrimAcceptanceTests: RecorderTestCase {
         let (silent, silentFile) = try addTitledMemo(
             [Int16](repeating: 0, count: 48_000), format: .wav, title: "Nothing")
         let silentBytes = try Data(contentsOf: silentFile)
-        XCTAssertThrowsError(try recorder.callMemo(silent, "TrimSilence")) { error in
+        XCTAssertThrowsError(try recorder.callMemo(silent, MemoMember.trimSilence)) { error in
             XCTAssertEqual((error as? BusError)?.name.rawValue, ContractError.invalidArgument.name.rawValue)
         }
         XCTAssertEqual(try Data(contentsOf: silentFile), silentBytes)
@@ -163,12 +164,12 @@ final class TrimAcceptanceTests: RecorderTestCase {
         // The memo being recorded is busy; its file goes on growing.
         let recording = try recorder.recordWithOptions(["format": .string("wav")])
         try recorder.waitUntilRecorded(0.5)
-        for call in [("Trim", [BusValue.double(0), .double(0.2)]), ("TrimSilence", [])] {
+        for call in [(MemoMember.trim, [BusValue.double(0), .double(0.2)]), (MemoMember.trimSilence, [])] {
             XCTAssertThrowsError(try recorder.callMemo(recording, call.0, call.1)) { error in
-                XCTAssertEqual((error as? BusError)?.name.rawValue, ContractError.busy.name.rawValue, call.0)
+                XCTAssertEqual((error as? BusError)?.name.rawValue, ContractError.busy.name.rawValue, "\(call.0.name)")
             }
         }
-        _ = try recorder.call("Stop")
+        _ = try recorder.call(RecorderMember.stop)
         XCTAssertFalse(FileManager.default.fileExists(atPath: trash.filesDirectory), "nothing was trashed")
     }
 
@@ -211,7 +212,7 @@ final class TrimAcceptanceTests: RecorderTestCase {
         // One trim to the end: how long one takes, and that it cuts half a second either side.
         var expected = (frames: frames, offset: 0)
         var clock = ContinuousClock.now
-        _ = try recorder.callMemo(memo, "Trim", [.double(0.5), .double(Double(frames) / 48_000 - 0.5)])
+        _ = try recorder.callMemo(memo, MemoMember.trim, [.double(0.5), .double(Double(frames) / 48_000 - 0.5)])
         let oneTrim = ContinuousClock.now - clock
         expected = (frames - 48_000, 24_000)  // the first sample tells the offset modulo 2^15
         XCTAssertTrue(try check() == expected)
@@ -228,12 +229,13 @@ final class TrimAcceptanceTests: RecorderTestCase {
                 "busctl",
                 [
                     "--user", "--timeout=60", "call", Contract.busName.rawValue, memo.rawValue,
-                    Contract.memoInterface.rawValue, "Trim", "dd", "0.5", String(end),
+                    Contract.memoInterface.rawValue, MemoMember.trim.name.rawValue, "dd", "0.5", String(end),
                 ], logName: "trim-\(round)")
             clock = .now
             let delay =
                 Double.random(in: 0...1.2, using: &generator) * Double(oneTrim.components.seconds)
                 + Double.random(in: 0...1.2, using: &generator) * Double(oneTrim.components.attoseconds) / 1e18
+            // The kill's moment is the test: anywhere in a trim, chosen by the seeded generator.
             Thread.sleep(forTimeInterval: delay)
             running.kill()
             _ = try? trim.waitForExit(timeout: .seconds(5))

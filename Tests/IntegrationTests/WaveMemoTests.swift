@@ -3,6 +3,7 @@ import Bus
 import Foundation
 import IntegrationSupport
 import SoundFile
+import VoiceMemoContract
 import VoiceMemoCore
 import XCTest
 
@@ -14,7 +15,7 @@ final class WaveMemoTests: RecorderTestCase {
     /// Records a WAV memo of `seconds` and waits until it is finished.
     private func recordWave(_ seconds: Double) throws -> ObjectPath {
         let memo = try recorder.recordWithOptions(["format": .string("wav"), "duration": .double(seconds)])
-        try recorder.waitForSignal("RecordingFinished", timeout: .seconds(seconds + 5)) {
+        try recorder.waitForSignal(RecorderMember.recordingFinished, timeout: .seconds(seconds + 5)) {
             $0.arguments.first?.objectPath == memo
         }
         return memo
@@ -41,7 +42,7 @@ final class WaveMemoTests: RecorderTestCase {
     }
 
     private func peaks(_ memo: ObjectPath, _ count: UInt32) throws -> [Double] {
-        let reply = try recorder.callMemo(memo, "Peaks", [.uint32(count)])
+        let reply = try recorder.callMemo(memo, MemoMember.peaks, [.uint32(count)])
         return try XCTUnwrap(reply.first?.array?.compactMap(\.double), "Peaks answers ad: \(reply)")
     }
 
@@ -63,8 +64,8 @@ final class WaveMemoTests: RecorderTestCase {
         XCTAssertEqual(Array(bytes[8..<16]), Array("WAVEJUNK".utf8), "the placeholder RF64 would need")
         XCTAssertEqual(bytes[4..<8].reversed().reduce(0) { $0 << 8 | Int($1) }, bytes.count - 8, "RIFF size")
 
-        XCTAssertEqual(try recorder.memoProperty(memo, "Format").string, "wav")
-        let duration = try XCTUnwrap(recorder.memoProperty(memo, "Duration").double)
+        XCTAssertEqual(try recorder.memoProperty(memo, MemoMember.format).string, "wav")
+        let duration = try XCTUnwrap(recorder.memoProperty(memo, MemoMember.duration).double)
         XCTAssertEqual(duration, 2, accuracy: 0.05)
         let reports = try toolReports(url.path)
         XCTAssertEqual(reports.format, "wav")
@@ -98,15 +99,16 @@ final class WaveMemoTests: RecorderTestCase {
             $0.arguments.first?.objectPath?.rawValue.hasSuffix("/" + id) == true
         }
         let memo = try XCTUnwrap(added.arguments.first?.objectPath)
-        XCTAssertEqual(try recorder.memoProperty(memo, "Format").string, "wav")
-        let duration = try XCTUnwrap(recorder.memoProperty(memo, "Duration").double)
-        XCTAssertEqual(duration, try XCTUnwrap(recorder.memoProperty(recorded, "Duration").double), accuracy: 0.001)
+        XCTAssertEqual(try recorder.memoProperty(memo, MemoMember.format).string, "wav")
+        let duration = try XCTUnwrap(recorder.memoProperty(memo, MemoMember.duration).double)
+        XCTAssertEqual(
+            duration, try XCTUnwrap(recorder.memoProperty(recorded, MemoMember.duration).double), accuracy: 0.001)
         try assertPeaksShowTheTone(memo)
 
         let speaker = try SourceRecording(from: AudioDevices.speaker + ".monitor", in: fixture.session)
         defer { speaker.stop() }
-        try recorder.callMemo(memo, "Play")
-        let finished = try recorder.waitForSignal("PlaybackFinished", timeout: .seconds(6)) {
+        try recorder.callMemo(memo, MemoMember.play)
+        let finished = try recorder.waitForSignal(RecorderMember.playbackFinished, timeout: .seconds(6)) {
             $0.arguments.first?.objectPath == memo
         }
         XCTAssertEqual(finished.arguments.last?.boolean, true, "played to the end")
@@ -115,9 +117,9 @@ final class WaveMemoTests: RecorderTestCase {
         let played = Double((loud.last ?? 0) - (loud.first ?? 0)) / Double(Stimulus.sampleRate)
         XCTAssertEqual(played, duration, accuracy: 0.1, "the speaker hears the whole memo")
 
-        try recorder.callMemo(memo, "Rename", [.string("Six hours")])
+        try recorder.callMemo(memo, MemoMember.rename, [.string("Six hours")])
         try recorder.waitForSignal("PropertiesChanged") {
-            $0.path == memo && $0.arguments[1].stringDictionary?["Title"]?.string == "Six hours"
+            $0.path == memo && $0.arguments[1].stringDictionary?[MemoMember.title.name]?.string == "Six hours"
         }
         let renamed = try recorder.file(of: memo)
         XCTAssertEqual(try Data(contentsOf: renamed).prefix(4), Data("RF64".utf8))
@@ -126,6 +128,7 @@ final class WaveMemoTests: RecorderTestCase {
         XCTAssertEqual(reports.format, "wav")
         XCTAssertEqual(reports.ffprobe, duration, accuracy: 0.001, "ffprobe")
         XCTAssertEqual(reports.sox, duration, accuracy: 0.001, "sox")
-        XCTAssertEqual(try XCTUnwrap(recorder.memoProperty(memo, "Duration").double), duration, accuracy: 0.001)
+        XCTAssertEqual(
+            try XCTUnwrap(recorder.memoProperty(memo, MemoMember.duration).double), duration, accuracy: 0.001)
     }
 }

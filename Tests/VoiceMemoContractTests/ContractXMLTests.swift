@@ -2,6 +2,7 @@ import Bus
 import Foundation
 import Testing
 import VoiceMemoContract
+import VoiceMemoCore
 
 #if canImport(FoundationXML)
     import FoundationXML
@@ -50,6 +51,15 @@ struct ContractXMLTests {
         }
     }
 
+    /// Every `RecordingOption` is documented in the XML with its type, `"key" (s`, so a new
+    /// option cannot ship unexplained.
+    @Test func everyRecordingOptionIsDocumentedWithItsType() throws {
+        let text = try String(contentsOf: Self.xmlURL, encoding: .utf8)
+            .split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        let undocumented = RecordingOption.all.filter { !text.contains("\"\($0.key)\" (\($0.kind.signature)") }
+        #expect(undocumented.map(\.key) == [])
+    }
+
     // MARK: Both sides as lines
 
     private static func lines(
@@ -79,11 +89,14 @@ struct ContractXMLTests {
             }.sorted())
     }
 
-    /// `data/org.example.VoiceMemo.xml` in this checkout, read as lines for `interface`.
+    /// `data/org.example.VoiceMemo.xml` in this checkout.
+    private static let xmlURL = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("data/\(Contract.recorderInterface).xml")
+
+    /// The XML read as lines for `interface`.
     private static func members(of interface: String) throws -> Members {
-        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("data/\(Contract.recorderInterface).xml")
-        let document = try XMLDocument(contentsOf: url, options: [])
+        let document = try XMLDocument(contentsOf: xmlURL, options: [])
         let nodes = try document.nodes(forXPath: "/node/interface[@name='\(interface)']")
         let element = try #require(nodes.first as? XMLElement, "no interface \(interface) in the XML")
         func attribute(_ element: XMLElement, _ key: String) -> String {

@@ -1,5 +1,4 @@
 import Testing
-
 import VoiceMemoCore
 
 /// The capture policy, fed fragments by hand: no thread, no file, no clock.
@@ -113,7 +112,7 @@ struct CapturePolicyTests {
         var policy = CapturePolicy(request: try Self.request(), waitsForSound: false)
         _ = Self.feed(&policy, 3)
         var stopping = Self.recording
-        stopping.isStopRequested = true
+        stopping.request(.stop)
         // The read that completes after the request holds audio from before it: kept.
         #expect(policy.fragmentRead(Self.loud, stopping, endedStall: false) == [.hold, .write(frames: 960)])
         #expect(policy.beforeRead(stopping) == [.end(.stopped)])
@@ -122,31 +121,79 @@ struct CapturePolicyTests {
     @Test func aStopBeforeAnythingWasWrittenWaitsForOneFragment() throws {
         var policy = CapturePolicy(request: try Self.request(), waitsForSound: false)
         var stopping = Self.recording
-        stopping.isStopRequested = true
+        stopping.request(.stop)
         #expect(policy.beforeRead(stopping) == [], "read one fragment first")
         _ = policy.fragmentRead(Self.loud, stopping, endedStall: false)
         #expect(policy.beforeRead(stopping) == [.end(.stopped)])
         // Paused, or with no file, there is nothing to wait for.
         var fresh = CapturePolicy(request: try Self.request(), waitsForSound: false)
-        stopping.isPaused = true
+        stopping.request(.keepingHeldAudio)
         #expect(fresh.beforeRead(stopping) == [.end(.stopped)])
     }
 
     @Test func aWriteOfTheHeldAudioEndsBeforeAReopenOrAGiveUp() throws {
         let request = try Self.request(["source": .string("mic")])
         for (asked, last) in [
-            (\CaptureRequests.isReopenRequested, CaptureAction.reopen),
-            (\CaptureRequests.isGivenUp, .end(.captureFailed(CapturePolicy.gaveUp))),
+            (CaptureRequests.Ending.reopen, CaptureAction.reopen),
+            (.giveUp, .end(.captureFailed(CapturePolicy.gaveUp))),
         ] {
             var policy = CapturePolicy(request: request, waitsForSound: false)
             _ = Self.feed(&policy, 7)
             var requests = Self.recording
-            requests[keyPath: asked] = true
+            requests.request(asked)
             #expect(
                 Self.withoutLevels(policy.beforeRead(requests)) == Array(repeating: .write(frames: 960), count: 5) + [
                     last
                 ])
         }
+    }
+
+    @Test func whenStopAndReopenArriveTogetherTheStopWins() throws {
+        for order in [[CaptureRequests.Ending.stop, .reopen], [.reopen, .stop]] {
+            var policy = CapturePolicy(request: try Self.request(), waitsForSound: false)
+            _ = Self.feed(&policy, 1)
+            var requests = Self.recording
+            for ending in order { requests.request(ending) }
+            #expect(policy.beforeRead(requests) == [.end(.stopped)], "asked in the order \(order)")
+        }
+    }
+
+    @Test func endingsRankGiveUpBelowReopenBelowStop() {
+        #expect(CaptureRequests.Ending.giveUp < .reopen && CaptureRequests.Ending.reopen < .stop)
+        #expect(CaptureRequests.Ending.stop.isFinal && CaptureRequests.Ending.giveUp.isFinal)
+        #expect(!CaptureRequests.Ending.reopen.isFinal)
+    }
+
+    @Test func aReopenComesBeforeAGiveUpWhichFollowsOnTheNewStream() throws {
+        var policy = CapturePolicy(request: try Self.request(), waitsForSound: false)
+        _ = Self.feed(&policy, 1)
+        var requests = Self.recording
+        requests.request(.giveUp)
+        requests.request(.reopen)
+        #expect(policy.beforeRead(requests) == [.reopen])
+        requests.reopened()
+        #expect(requests.endings == [.giveUp] && requests.isEnding)
+        #expect(policy.beforeRead(requests) == [.end(.captureFailed(CapturePolicy.gaveUp))])
+    }
+
+    @Test func aStopThatWaitsForTheFirstFragmentLetsAReopenGoFirst() throws {
+        var policy = CapturePolicy(request: try Self.request(), waitsForSound: false)
+        var requests = Self.recording
+        requests.request(.stop)
+        requests.request(.reopen)
+        #expect(policy.beforeRead(requests) == [.reopen], "no fragment yet: the stop waits, the reopen need not")
+        requests.reopened()
+        #expect(policy.beforeRead(requests) == [])
+        _ = policy.fragmentRead(Self.loud, requests, endedStall: false)
+        #expect(policy.beforeRead(requests) == [.end(.stopped)])
+    }
+
+    @Test func aReopenIsNotAnEndingOfTheRecording() {
+        var requests = Self.recording
+        requests.request(.reopen)
+        #expect(!requests.isEnding)
+        requests.reopened()
+        #expect(requests.endings.isEmpty)
     }
 
     @Test func aFailedReadWritesWhatIsHeldThenDeclaresTheStreamLost() throws {
@@ -170,7 +217,7 @@ struct CapturePolicyTests {
     @Test func aPauseWritesWhatWasHeldUnlessALostInputDropsIt() throws {
         let request = try Self.request(["source": .string("mic")])
         var pausing = Self.recording
-        pausing.isPaused = true
+        pausing.request(.keepingHeldAudio)
         var keeping = CapturePolicy(request: request, waitsForSound: false)
         _ = Self.feed(&keeping, 6)
         #expect(
@@ -178,16 +225,28 @@ struct CapturePolicyTests {
                 == Array(repeating: .write(frames: 960), count: 5) + [.synchronize])
         var dropping = CapturePolicy(request: request, waitsForSound: false)
         _ = Self.feed(&dropping, 6)
-        pausing.dropsHeldAudio = true
+        pausing.request(.droppingHeldAudio)
         #expect(dropping.fragmentRead(Self.loud, pausing, endedStall: false) == [.drop(count: 5), .synchronize])
         #expect(dropping.recordedFrames == 960)
+    }
+
+    @Test func aDropAskedForInAPauseStaysUntilItEnds() {
+        var requests = Self.recording
+        requests.request(.keepingHeldAudio)
+        #expect(requests.pause == .keepingHeldAudio)
+        requests.request(.droppingHeldAudio)
+        requests.request(.keepingHeldAudio)
+        #expect(requests.pause == .droppingHeldAudio, "a later pause that keeps does not undo the drop")
+        requests.pause = nil
+        requests.request(.keepingHeldAudio)
+        #expect(requests.pause == .keepingHeldAudio, "a new pause starts afresh")
     }
 
     @Test func whilePausedWhatIsReadIsDroppedAndTheFileSyncedOnce() throws {
         var policy = CapturePolicy(request: try Self.request(), waitsForSound: false)
         _ = Self.feed(&policy, 3)
         var paused = Self.recording
-        paused.isPaused = true
+        paused.request(.keepingHeldAudio)
         #expect(Self.feed(&policy, 4, Self.loud, paused) == [.synchronize])
         #expect(policy.recordedFrames == 3 * 960)
     }
@@ -196,7 +255,7 @@ struct CapturePolicyTests {
         var policy = CapturePolicy(request: try Self.request(), waitsForSound: false)
         _ = Self.feed(&policy, 3)
         var paused = Self.recording
-        paused.isPaused = true
+        paused.request(.keepingHeldAudio)
         _ = Self.feed(&policy, 1, Self.loud, paused)
         let resumed = Self.feed(&policy, 5)
         #expect(Self.levelReports(resumed).map(\.1) == [0.16], "a full window after the pause, not 2 fragments in")
@@ -247,7 +306,7 @@ struct CapturePolicyTests {
         var policy = CapturePolicy(request: try Self.request(["start-on-sound": .boolean(true)]), waitsForSound: true)
         var waiting = CaptureRequests(isFileAttached: false)
         _ = Self.feed(&policy, 3, Self.quiet, waiting)
-        waiting.isStopRequested = true
+        waiting.request(.stop)
         #expect(policy.beforeRead(waiting) == [.drop(count: 3), .end(.stopped)])
     }
 
@@ -330,7 +389,7 @@ struct CapturePolicyTests {
         policy.forgetHeld()
         #expect(policy.heldCount == 0 && policy.recordedFrames == 2 * 960)
         var stopping = Self.recording
-        stopping.isStopRequested = true
+        stopping.request(.stop)
         #expect(policy.beforeRead(stopping) == [.end(.stopped)], "nothing held is written")
     }
 }

@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 import VoiceMemoCore
 
@@ -83,7 +84,7 @@ private struct Stream {
         while framesRead < end {
             while framesDelivered < framesRead + fragment {
                 framesDelivered += block
-                var noise = Noise(seed: UInt64(framesDelivered))
+                var noise = SeededGenerator(seed: UInt64(framesDelivered))
                 let delay = Self.leastDelay + Double.random(in: 0...Self.jitter, using: &noise)
                 lastArrival = max(lastArrival, captureStart + Double(framesDelivered) / rate + delay)
                 now = max(now, lastArrival)

@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 import VoiceMemoCore
 
@@ -191,8 +192,8 @@ struct InputAlignmentTests {
     @Test func oneServerClockNeverMovesAFrameInAnHour() {
         // Every latency off by up to 0.4 ms, the start's too, so no pair is 2 ms off the
         // truth or the start; and one system latency in seven is 15 ms off besides.
-        var noise = Noise(seed: 25)
-        let latencyError = { (noise: inout Noise) in Double.random(in: -0.000_4...0.000_4, using: &noise) }
+        var noise = SeededGenerator(seed: 25)
+        let latencyError = { (noise: inout SeededGenerator) in Double.random(in: -0.000_4...0.000_4, using: &noise) }
         let errors = (0..<3_700).map { pair in
             (
                 microphone: latencyError(&noise),

@@ -95,10 +95,6 @@ struct RecordingRequestTests {
         #expect(other.message == "option 'title' must be text; got another type")
     }
 
-    @Test func everyOptionKeyTakesOneKind() {
-        #expect(Set(RecordingRequest.optionKinds.keys) == Set(RecordingRequest.optionKeys))
-    }
-
     @Test func startTimeMoreThanAYearAwayIsRefused() {
         #expect(throws: RecorderError.self) { try request(["start-at": .int64(now + 400 * 24 * 3600)]) }
     }

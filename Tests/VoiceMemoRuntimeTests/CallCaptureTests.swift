@@ -98,10 +98,10 @@ struct CallCaptureTests {
     /// Starts a pipeline for `backend`, which collects where the system side records.
     private func start(_ backend: CallBackend) throws -> CapturePipeline {
         let pipeline = CapturePipeline(request: try call(), backend: backend, sink: backend.sink, callbackQueue: queue)
-        queue.sync {
-            pipeline.onSystemAudioChanged = { output, _ in backend.outputs.withLock { $0.append(output) } }
-            pipeline.start()
+        {
+            if case .systemAudioChanged(let output, _) = $0 { backend.outputs.withLock { $0.append(output) } }
         }
+        queue.sync { pipeline.start() }
         return pipeline
     }
 

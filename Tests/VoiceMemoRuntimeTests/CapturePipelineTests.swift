@@ -14,13 +14,13 @@ struct CapturePipelineTests {
         let queue = DispatchQueue(label: "pipeline-test")
         let backend = FakeBackend(loseServerAfterReads: 10, refusedReconnects: .max)
         let sink = FakeSink()
-        let pipeline = CapturePipeline(
-            request: RecordingRequest(defaults: RecorderDefaults()), backend: backend, sink: sink, callbackQueue: queue)
         let endedAt = Mutex<ContinuousClock.Instant?>(nil)
-        queue.sync {
-            pipeline.onEnded = { _, _ in endedAt.withLock { $0 = .now } }
-            pipeline.start()
+        let pipeline = CapturePipeline(
+            request: RecordingRequest(defaults: RecorderDefaults()), backend: backend, sink: sink, callbackQueue: queue
+        ) { event in
+            if case .ended = event { endedAt.withLock { $0 = .now } }
         }
+        queue.sync { pipeline.start() }
         // The fourth refused attempt (the fifth open) is followed by an 800 ms pause.
         try waitUntil(timeout: .seconds(5)) { backend.opens.withLock { $0 } >= 5 }
         // Into that pause: a thread blocked in a semaphore's wait shows nothing to wait on.
@@ -41,18 +41,20 @@ struct CapturePipelineTests {
     @Test func audioFlowsAfterTheFirstReadNotWhenTheStreamOpens() async throws {
         let queue = DispatchQueue(label: "pipeline-test")
         let backend = FakeBackend(hangAfterReads: 0, hangSeconds: 0.3)  // the first read takes 0.3 s
+        let events = Mutex<[String]>([])
         let pipeline = CapturePipeline(
             request: RecordingRequest(defaults: RecorderDefaults()), backend: backend, sink: FakeSink(),
-            callbackQueue: queue)
-        let events = Mutex<[String]>([])
-        queue.sync {
-            pipeline.onStarted = { _ in events.withLock { $0.append("started") } }
-            pipeline.onAudioFlowing = {
+            callbackQueue: queue
+        ) { event in
+            switch event {
+            case .started: events.withLock { $0.append("started") }
+            case .audioFlowing:
                 let frames = backend.framesRead.withLock { $0 }
                 events.withLock { $0.append("flowing after \(frames) frames") }
+            default: break
             }
-            pipeline.start()
         }
+        queue.sync { pipeline.start() }
         try waitUntil(timeout: .seconds(5)) { backend.framesRead.withLock { $0 } >= 10 * 960 }
         queue.sync { pipeline.stop() }
         let heard = events.withLock { $0 }
@@ -66,23 +68,41 @@ struct CapturePipelineTests {
     @Test func aLateFirstReadIsNotWaitedForPastTheReadGrace() async throws {
         let queue = DispatchQueue(label: "pipeline-test")
         let backend = FakeBackend(hangAfterReads: 0, hangSeconds: 3)
+        let flowed = Mutex<(at: ContinuousClock.Instant?, frames: Int)>((nil, -1))
         let pipeline = CapturePipeline(
             request: RecordingRequest(defaults: RecorderDefaults()), backend: backend, sink: FakeSink(),
-            callbackQueue: queue, timeouts: CaptureTimeouts(stall: 60, readGrace: 0.2))
-        let flowed = Mutex<(at: ContinuousClock.Instant?, frames: Int)>((nil, -1))
-        let started = ContinuousClock.now
-        queue.sync {
-            pipeline.onAudioFlowing = {
-                let frames = backend.framesRead.withLock { $0 }
-                flowed.withLock { $0 = (.now, frames) }
-            }
-            pipeline.start()
+            callbackQueue: queue, timeouts: CaptureTimeouts(stall: 60, readGrace: 0.2)
+        ) { event in
+            guard case .audioFlowing = event else { return }
+            let frames = backend.framesRead.withLock { $0 }
+            flowed.withLock { $0 = (.now, frames) }
         }
+        let started = ContinuousClock.now
+        queue.sync { pipeline.start() }
         try waitUntil(timeout: .seconds(2)) { flowed.withLock { $0.at } != nil }
         let (at, frames) = flowed.withLock { $0 }
         let waited = try #require(at) - started
         #expect(frames == 0, "nothing was read yet")
         #expect(waited >= .milliseconds(200) && waited < .seconds(1), "announced after \(waited)")
         queue.sync { pipeline.stop() }
+    }
+
+    /// The frames written are the policy's count, published for the queue: a write that
+    /// fails (a full disk) is not among them.
+    @Test func theRecordedFramesAreThoseTheFileTookNotAFailedWrite() throws {
+        let queue = DispatchQueue(label: "pipeline-test")
+        let sink = FakeSink(failAfterFrames: 2000)
+        let ended = Mutex<CaptureEnding?>(nil)
+        let pipeline = CapturePipeline(
+            request: RecordingRequest(defaults: RecorderDefaults()), backend: FakeBackend(), sink: sink,
+            callbackQueue: queue
+        ) { event in
+            if case .ended(let ending, _) = event { ended.withLock { $0 = ending } }
+        }
+        queue.sync { pipeline.start() }
+        try waitUntil(timeout: .seconds(5)) { ended.withLock { $0 } != nil }
+        #expect(ended.withLock { $0 } == .writeFailed(.storage("No space left on device")))
+        #expect(sink.frames == 2 * 960, "the third fragment did not fit")
+        #expect(queue.sync { pipeline.recordedFrames } == sink.frames)
     }
 }
