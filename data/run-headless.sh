@@ -9,11 +9,19 @@ BIN=${BIN:?BIN must name the build directory}
 
 private=""
 daemon=""
+# Stops a child of this script by the PID in file $1 and waits for it: a server still
+# exiting writes into the runtime directory (PulseAudio its socket and state) and would
+# race the removal below.
+stop_started() {
+    [ -f "$1" ] || return 0
+    pid=$(cat "$1")
+    kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null || true
+}
 cleanup() {
     [ -n "$daemon" ] && kill "$daemon" 2>/dev/null && wait "$daemon" 2>/dev/null || true
     [ -n "$private" ] || return 0
-    [ -f "$private/pulse.pid" ] && kill "$(cat "$private/pulse.pid")" 2>/dev/null || true
-    [ -f "$private/bus.pid" ] && kill "$(cat "$private/bus.pid")" 2>/dev/null || true
+    stop_started "$private/pulse.pid"
+    stop_started "$private/bus.pid"
     rm -rf "$private"
 }
 trap cleanup EXIT
