@@ -57,8 +57,9 @@ extension RecorderBenchmark {
             guard gdbus.succeeded else { throw BenchmarkError.unexpected("gdbus call: \(gdbus)") }
             table.add(.init(figure: Self.listingCPUFigure, voicememod: daemonShare, bound: .atMost(50)))
             table.add(.init(figure: "the same through `gdbus call`, which also prints it (ms)", voicememod: gdbusTime))
-            // The last reply's buffers are freed once it is written, which nothing marks.
-            Thread.sleep(forTimeInterval: 1)
+            // The last reply's buffers are freed once it is written, in the work item that
+            // wrote it: once the workers that ran it have ended, they are.
+            try waitForDispatchWorkers(of: daemon)
             let growth = try Self.residentMiB(of: pid) - idle
             table.add(
                 .init(

@@ -198,6 +198,12 @@ final class GnomeShellTests: IntegrationTestCase {
         }
     }
 
+    private func memoCount() throws -> Int {
+        let listed = try busctl(
+            ["call"] + recorderArguments + [RecorderMember.listMemos.name.rawValue, "uus", "0", "1000", "newest"])
+        return listed.matches(of: /"\/org\/example\/VoiceMemo\/Memo\/[^"]+"/).count
+    }
+
     /// Whether the extension logged a JavaScript error (its files are named in the trace).
     private func extensionErrors() -> [Substring] {
         let lines = shell.log.split(separator: "\n")
@@ -264,7 +270,10 @@ final class GnomeShellTests: IntegrationTestCase {
         }
         try activate(label: "Record")
         try waitForState("recording")
-        Thread.sleep(forTimeInterval: 1.2)  // a memo of a second
+        try waitUntil("a second recorded", timeout: .seconds(5), pollingEvery: .milliseconds(50)) {
+            let time = try self.busctl(["get-property"] + self.recorderArguments + [RecorderMember.currentTime.name])
+            return (Double(time.dropFirst(2)) ?? 0) >= 1
+        }
         try activate(label: "Stop")
         try waitForState("idle")
         // Stop replies once the memo is on disk and announced (InterfacesAdded).
@@ -320,9 +329,16 @@ final class GnomeShellTests: IntegrationTestCase {
         XCTAssertTrue(recorded, "Super+F8 records")
         try call(RecorderMember.stop)
         try waitForState("idle")
+        // The old key, then the new: the shell handles them in order, each a Toggle on the
+        // daemon. Had the old key still toggled, the new one would have stopped its recording
+        // (the daemon left idle), or, with our Stop between them, started a second memo.
+        let memosBefore = try memoCount()
         try shell.press(["Super_L", "Alt_L", "r"])
-        Thread.sleep(forTimeInterval: 0.5)  // room for a recording the old key must not start
-        XCTAssertEqual(try state(), "s \"idle\"", "the old key is free again")
+        try shell.press(["Super_L", "F8"])
+        try waitForState("recording", timeout: .seconds(2))
+        try call(RecorderMember.stop)
+        try waitForState("idle")
+        XCTAssertEqual(try memoCount(), memosBefore + 1, "the old key is free again: one memo, the new key's")
     }
 
     /// The preferences page (GTK 4, on the shell's display) saves a hotkey typed into it, which
@@ -383,7 +399,9 @@ final class GnomeShellTests: IntegrationTestCase {
         let daemon = try launchDaemon()
         let itemName = "org.kde.StatusNotifierItem-\(daemon.process.pid)-1"
         _ = try state()
-        Thread.sleep(forTimeInterval: 1)  // room for a registration that must not happen
+        // Room for a registration that must not happen: it would follow round trips of the
+        // daemon's own (its name, the watcher's), which it does not announce, so no event ends this.
+        Thread.sleep(forTimeInterval: 1)
         XCTAssertFalse(try session.busNameHasOwner(itemName), "no item while the extension runs")
         XCTAssertFalse(session.log("sni-monitor").contains(itemName), "no registration while the extension runs")
         let owner = try busctl([
@@ -444,7 +462,19 @@ final class GnomeShellTests: IntegrationTestCase {
             shown = Array(try self.shell.notifications().dropFirst(before.count))
             return !shown.isEmpty
         }
-        Thread.sleep(forTimeInterval: 1)  // room for a second notification that must not come
+        // A second notification would come from a reply the bus sent the shell before it
+        // answers a call made now on the same connection, and the shell runs reply callbacks
+        // in order: once that call's callback has run, any second one has shown.
+        _ = try shell.eval(
+            """
+            globalThis.voicememoProbe = false;
+            imports.gi.Gio.DBus.session.call('org.freedesktop.DBus', '/org/freedesktop/DBus',
+                'org.freedesktop.DBus', 'GetId', null, null, 0, -1, null, () => { globalThis.voicememoProbe = true; });
+            true
+            """)
+        try waitUntil("a later call's reply reaches the shell", timeout: .seconds(2), pollingEvery: .milliseconds(20)) {
+            try self.shell.eval("globalThis.voicememoProbe") == "true"
+        }
         shown = Array(try shell.notifications().dropFirst(before.count))
         XCTAssertEqual(shown.count, 1, "one notification: \(shown)")
         XCTAssertTrue(shown.first?.hasPrefix("Voice Memos: ") == true, "\(shown)")

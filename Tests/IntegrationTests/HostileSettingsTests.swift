@@ -92,11 +92,10 @@ final class HostileSettingsTests: RecorderTestCase {
         try recorder.waitForSignal(RecorderMember.interruption, timeout: .seconds(3), after: beforeKill) {
             $0.arguments.first?.string == "began"
         }
-        // The trap came once the reconnect was scheduled, which the daemon does not announce:
-        // only a while alive after the loss shows it is gone.
-        Thread.sleep(forTimeInterval: 0.5)
-        XCTAssertTrue(patient.isRunning, "the daemon is alive after the server went away: \(patient.log)")
+        // The trap came as the reconnect was scheduled, in the same turn of the daemon's queue
+        // that sent the Interruption signal: a call made after that signal is answered after it.
         XCTAssertEqual(try recorder.state, "interrupted")
+        XCTAssertTrue(patient.isRunning, "the daemon is alive after the server went away: \(patient.log)")
         XCTAssertEqual(try recorder.call(RecorderMember.stop).first?.objectPath, memo)
         let finished = try SoundFileReader(path: recorder.file(of: memo).path)
         XCTAssertEqual(finished.duration, 0.5, accuracy: 0.15)

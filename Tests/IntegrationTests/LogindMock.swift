@@ -97,6 +97,15 @@ final class LogindMock {
         }
     }
 
+    /// How often `method` of logind's manager was called, from dbusmock's call log.
+    func callCount(of method: String) throws -> Int {
+        let reply = try connection.call(
+            destination: Self.busName, path: Self.path, interface: Self.mock, member: MemberName("GetMethodCalls"),
+            arguments: [.string(method)])
+        guard case .array(_, let calls)? = reply.first else { return 0 }
+        return calls.count
+    }
+
     /// Emits `PrepareForSleep(sleeping)` as logind does before sleep (`true`) and after wake-up.
     func prepareForSleep(_ sleeping: Bool) throws {
         _ = try connection.call(

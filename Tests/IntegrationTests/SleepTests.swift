@@ -54,8 +54,12 @@ final class SleepTests: RecorderTestCase {
 
     // 4. Recording holds the lock; sleep pauses, flushes and releases it; wake-up resumes and takes it back.
     func testSleepFlushesTheMemoReleasesTheLockAndWakeUpResumes() throws {
-        // Time for a wrong lock to show up: proving there is none needs a window, not an event.
-        Thread.sleep(forTimeInterval: 0.5)
+        // Idle, a lock could only be asked for once logind answers the daemon's Ping, just
+        // before it looks up its session on the same connection: logind, handling calls in
+        // order, has handled any such request once it has the lookup.
+        try waitUntil("voicememod looks up its logind session", timeout: .seconds(5)) {
+            try logind.callCount(of: "GetSession") > 0
+        }
         XCTAssertEqual(try logind.inhibitors(), [], "no lock while idle")
         let memo = try recorder.recordWithOptions(["format": .string("wav")])
         try waitForLock(true)
