@@ -161,6 +161,25 @@ struct TranscriptTagTests {
         #expect(try ToolReport.sox(memo.path).frames == 96000)
     }
 
+    /// An RF64 file (ours past 4 GiB; ffmpeg writes this one at any length) stays RF64 with a
+    /// transcript, its ds64 chunk's RIFF size grown by the entry and its data size kept.
+    @Test func anRF64FileKeepsItsSizesWithATranscript() throws {
+        let memo = try MemoFixture(.wav)
+        defer { memo.remove() }
+        let path = memo.directory + "/rf64.wav"
+        try ToolReport.convert(memo.path, to: path, ffmpegOptions: ["-c", "copy", "-rf64", "always"])
+        let before = try Decoded(path)
+        let dataSize = try FileBytes.read(path, at: 28, count: 20)
+        try TagEditor.setText(Self.transcript, for: .transcript, ofFileAt: path, container: .wav)
+        #expect(try FileBytes.header(path) == "RF64")
+        let riffSize = try FileBytes.read(path, at: 20, count: 8).reversed().reduce(0) { $0 << 8 | Int64($1) }
+        #expect(riffSize == (try FileBytes.size(path)) - 8)
+        #expect(try FileBytes.read(path, at: 28, count: 20) == dataSize)
+        #expect(try TagEditor.text(of: .transcript, ofFileAt: path, container: .wav) == Self.transcript)
+        #expect(try Decoded(path).samples == before.samples)
+        #expect(try ToolReport.ffprobeTags(path)["ITRS"] == Self.transcript)
+    }
+
     @Test func aNulInTheTranscriptIsRefused() throws {
         let memo = try MemoFixture(.flac)
         defer { memo.remove() }
