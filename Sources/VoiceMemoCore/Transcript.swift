@@ -252,7 +252,8 @@ public struct Transcript: Equatable, Sendable {
     /// words either side. Nil for an empty query or when no segment holds it.
     public func excerpt(matching query: SearchText, contextWords: Int = 4) -> Excerpt? {
         guard !query.isEmpty else { return nil }
-        for segment in segments {
+        // Segments are folded whole to find the match, and only that one token by token.
+        for segment in segments where SearchText(segment.text).contains(query) {
             if let text = Self.words(around: query, in: segment.text, contextWords: max(0, contextWords)) {
                 return Excerpt(start: segment.start, text: text)
             }
