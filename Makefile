@@ -130,7 +130,8 @@ engine-environment:
 	@$(MAKE) --no-print-directory install-packages PACKAGES=python3-venv
 	@$(call build-engine,$(ENGINE_DIR))
 
-# Unit tests need no servers and run once; the integration suite starts its own bus and
+# Unit tests need no servers and run once, as do the speech worker's checks (in the engine's
+# own Python, Tests/Transcription/check-worker.py); the integration suite starts its own bus and
 # audio server and runs on each of TEST_SERVERS. Every run happens even after one has
 # failed, and the summary names each that failed, then counts the tests of all runs.
 TEST_LOG := .build/test.log
@@ -147,6 +148,9 @@ test: test-deps gnome-shell-extension
 	echo "== GNOME Shell extension: gjs unit tests, the GNOME 45 form loads =="; \
 	Tests/GnomeShellExtension/run-tests.sh $(EXTENSION_BUILD) 2>&1 \
 		|| { echo "== GNOME Shell extension tests FAILED =="; failed="$$failed, GNOME Shell extension tests"; }; \
+	echo "== speech worker: data/voicememo-transcriber with the engine in $(TEST_ENGINE_DIR) =="; \
+	$(TEST_ENGINE_DIR)/bin/python3 Tests/Transcription/check-worker.py 2>&1 | tee -a $(TEST_LOG) \
+		|| { echo "== speech worker checks FAILED =="; failed="$$failed, speech worker checks"; }; \
 	for server in $(TEST_SERVERS); do \
 		echo "== integration tests on $$server =="; \
 		VOICEMEMO_TEST_SERVER=$$server VOICEMEMO_BENCH=smoke $(SWIFT) test --skip-build --disable-swift-testing \
@@ -155,7 +159,7 @@ test: test-deps gnome-shell-extension
 	done; \
 	passed=$$(grep -E "^Test Case '.*' passed|^✔ Test .* passed after" $(TEST_LOG) | grep -vc "Test run with"); \
 	failures=$$(grep -E "^Test Case '.*' failed|^✘ Test .* failed after" $(TEST_LOG) | grep -vc "Test run with"); \
-	if [ -n "$$failed" ]; then echo "== failed: $${failed#, } =="; else echo "== passed: style, unit tests, integration tests on $(TEST_SERVERS) =="; fi; \
+	if [ -n "$$failed" ]; then echo "== failed: $${failed#, } =="; else echo "== passed: style, unit tests, speech worker checks, integration tests on $(TEST_SERVERS) =="; fi; \
 	echo "$$passed passed, $$failures failed"; \
 	[ -z "$$failed" ]
 
