@@ -265,6 +265,7 @@ INSTALLED := \
 	$(DOCDIR)/examples/waybar-voicememo.jsonc \
 	$(DOCDIR)/examples/waybar-voicememo.css \
 	$(DOCDIR)/examples/polybar-voicememo.ini \
+	$(LIBEXECDIR)/voicememo-transcriber \
 	$(addprefix $(ICONDIR)/,$(ICONS))
 
 
@@ -288,6 +289,8 @@ install: $(if $(BINARIES),,build) gnome-shell-extension
 	install -Dm644 data/waybar-voicememo.jsonc "$(DESTDIR)$(DOCDIR)/examples/waybar-voicememo.jsonc"
 	install -Dm644 data/waybar-voicememo.css "$(DESTDIR)$(DOCDIR)/examples/waybar-voicememo.css"
 	install -Dm644 data/polybar-voicememo.ini "$(DESTDIR)$(DOCDIR)/examples/polybar-voicememo.ini"
+	@# The speech worker: the daemon runs it with the engine's Python (make engine-environment).
+	install -Dm755 data/voicememo-transcriber "$(DESTDIR)$(LIBEXECDIR)/voicememo-transcriber"
 	install -d "$(DESTDIR)$(ICONDIR)"
 	install -m644 $(addprefix data/icons/hicolor/scalable/status/,$(ICONS)) "$(DESTDIR)$(ICONDIR)"
 	rm -rf "$(DESTDIR)$(EXTENSION_DIR)" && install -d "$(DESTDIR)$(EXTENSION_DIR)/icons" "$(DESTDIR)$(EXTENSION_DIR)/schemas"
@@ -303,6 +306,7 @@ install: $(if $(BINARIES),,build) gnome-shell-extension
 
 uninstall:
 	rm -f $(foreach file,$(INSTALLED),"$(DESTDIR)$(file)")
+	rmdir --ignore-fail-on-non-empty "$(DESTDIR)$(LIBEXECDIR)" 2>/dev/null || true
 	rm -rf "$(DESTDIR)$(EXTENSION_DIR)"
 
 # The Debian package: `make install PREFIX=/usr` of both binaries linked statically with the
