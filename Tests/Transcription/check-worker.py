@@ -309,7 +309,7 @@ def check_worker(speech, directory):
     with open(text_file, "w") as file:
         file.write("not audio at all\n" * 100)
     memo = os.path.join(directory, "Réunion Müller, 3 clips.wav")
-    layout = write_three_clips(speech[:3], memo)
+    layout = write_memo(speech[:3], [3, 3], memo)
     for path in (missing, text_file, memo):
         worker.send(path)
     for path in (missing, text_file):
@@ -321,22 +321,35 @@ def check_worker(speech, directory):
         )
     segments, end = worker.until_finished(memo)
     check(end["event"] == "done", "the worker goes on to the next path after failures (and echoes a non-ASCII path)", str(end))
-    check_onsets(segments, layout)
+    check(len(segments) >= 3, "the three-clip memo has at least 3 segments", f"{len(segments)}")
+    check_onsets(segments, layout, 0.2, "three clips 3 s apart")
+
+    # A memo of several pieces: the times are of the whole file.
+    long_memo = os.path.join(directory, "long.wav")
+    repeats = 14
+    layout = write_memo([speech[index % 5] for index in range(repeats)], [1 + index % 3 * 0.5 for index in range(repeats)], long_memo)
+    started = time.monotonic()
+    worker.send(long_memo)
+    segments, end = worker.until_finished(long_memo)
+    seconds = time.monotonic() - started
+    check(end["event"] == "done" and abs(end["duration"] - layout[-1][2]) < 0.05, "a memo of several pieces is done", str(end))
+    check_onsets(segments, layout, 0.5, f"a {layout[-1][2]:.0f} s memo, 1 to 2 s between clips")
+    print(f"        speed: {layout[-1][2]:.1f} s of audio in {seconds:.2f} s, {layout[-1][2] / seconds:.1f}× real time")
     peak = worker.peak_memory()
+    check(peak <= 400, "the worker's peak resident memory stays within 400 MiB", f"{peak:.0f} MiB")
     status, rest = worker.close()
     check(status == 0 and not rest, "at the end of its input the worker exits 0, saying nothing more", f"exit {status}, {rest}")
-    print(f"        model load (start to ready): {load_seconds:.2f} s; peak RSS {peak:.0f} MiB")
+    print(f"        model load (start to ready): {load_seconds:.2f} s")
 
 
-def write_three_clips(speech, path):
-    """Three clips with 3 s of silence between them, at the daemon's rate; where each
-    clip's speech starts in the file, and where each clip ends."""
-    silence = np.zeros(3 * MEMO_RATE)
+def write_memo(speech, gaps, path):
+    """The clips with the gaps (seconds of silence) between them, at the daemon's rate; for
+    each clip, where it begins in the file, where its speech starts, and where it ends."""
     parts, layout, position = [], [], 0.0
     for index, clip in enumerate(speech):
         if index:
-            parts.append(silence)
-            position += 3
+            parts.append(np.zeros(int(gaps[index - 1] * MEMO_RATE)))
+            position += int(gaps[index - 1] * MEMO_RATE) / MEMO_RATE
         samples = resampled(clip.samples, clip.rate, MEMO_RATE)
         parts.append(samples)
         layout.append((position, position + clip.onset, position + len(samples) / MEMO_RATE))
@@ -345,18 +358,20 @@ def write_three_clips(speech, path):
     return layout
 
 
-def check_onsets(segments, layout):
-    check(len(segments) >= 3, "the three-clip memo has at least 3 segments", f"{len(segments)}")
-    for index, (begin, onset, end) in enumerate(layout, 1):
+def check_onsets(segments, layout, within, what):
+    """Each clip's first segment starts within `within` seconds of the clip's speech."""
+    errors = []
+    for index, (begin, onset, end) in enumerate(layout):
         # The segments of a clip: those whose middle lies in it or in the silence after it.
-        own = [s for s in segments if begin <= (s["start"] + s["end"]) / 2 < end + 1.5]
-        first = own[0]["start"] if own else None
-        check(
-            first is not None and abs(first - onset) <= 0.2,
-            f"clip {index}'s first segment starts within 0.2 s of its speech",
-            f"speech at {onset:.3f} s, segment at {first} s"
-            + (f" ({first - onset:+.3f} s)" if first is not None else ""),
-        )
+        following = layout[index + 1][0] if index + 1 < len(layout) else float("inf")
+        own = [s for s in segments if begin <= (s["start"] + s["end"]) / 2 < following]
+        errors.append(own[0]["start"] - onset if own else float("inf"))
+    worst = max(errors, key=abs)
+    check(
+        abs(worst) <= within,
+        f"{what}: each clip's first segment starts within {within} s of its speech",
+        f"{len(layout)} clips, {len(segments)} segments; off by " + " ".join(f"{error:+.3f}" for error in errors),
+    )
 
 
 def main():
