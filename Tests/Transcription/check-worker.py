@@ -115,6 +115,7 @@ def resampled(samples, rate, target):
 
 
 def write_wave(path, samples, rate):
+    """Writes `samples` (floats) as a 16-bit mono WAV file."""
     with wave.open(path, "wb") as file:
         file.setnchannels(1)
         file.setsampwidth(2)
@@ -209,6 +210,7 @@ def io_class(pid):
 
 
 def probe(model):
+    """The worker's --probe: its exit status, its one line decoded, and how long it took."""
     started = time.monotonic()
     run = subprocess.run([sys.executable, WORKER, "--probe", "--model", model], capture_output=True, encoding="utf-8")
     lines = run.stdout.splitlines()
@@ -216,6 +218,7 @@ def probe(model):
 
 
 def check_probe():
+    """--probe finds the engine quickly and fails clearly for a model that is not there."""
     import faster_whisper
 
     status, answer, seconds = probe("tiny.en")
@@ -246,6 +249,7 @@ def check_probe():
 
 
 def check_unloadable_model():
+    """A worker whose model does not load says why and exits 1."""
     worker = Worker(model="/nonexistent/model")
     message = worker.answer()
     status, rest = worker.close()
@@ -258,6 +262,7 @@ def check_unloadable_model():
 
 
 def check_worker(speech, directory):
+    """One worker, as the daemon uses one: priorities, transcripts, failures, the end."""
     worker = Worker()
     ready = worker.answer()
     load_seconds = time.monotonic() - worker.started
@@ -375,6 +380,7 @@ def check_onsets(segments, layout, within, what):
 
 
 def main():
+    """Runs every check; the exit status says whether all passed."""
     started = time.monotonic()
     speech = clips()
     check(len(speech) == 5, "the reference names five clips", str([clip.id for clip in speech]))
