@@ -32,7 +32,9 @@ package struct MemoTrimming {
     private static let marker = ".trim-"
 
     /// Cuts the memo at `path`; false when there was nothing to cut (the file is untouched).
-    func trim(fileAt path: String, _ cut: Cut) throws(RecorderError) -> Bool {
+    /// A `transcript` (WebVTT) goes into the new version cut the same way, its segments moved
+    /// to their new times, before that version takes the memo's place.
+    func trim(fileAt path: String, _ cut: Cut, transcript: String? = nil) throws(RecorderError) -> Bool {
         // The file a symbolic link points to is trimmed, and the link stays.
         let path = DurableRename.resolvingLinks(path)
         let reader: SoundFileReader
@@ -57,6 +59,18 @@ package struct MemoTrimming {
             try SoundFileExcerpt.write(kept, of: reader, to: temporary, compressionLevel: level)
         } catch {
             throw .storage("cannot write the trimmed memo: \(error.description); the memo is unchanged")
+        }
+        if let format, let transcript = transcript.flatMap(Transcript.init(webVTT:)) {
+            let rate = Double(max(reader.sampleRate, 1))
+            let seconds = Double(kept.lowerBound) / rate..<Double(kept.upperBound) / rate
+            do {
+                try TagEditor.setText(
+                    transcript.cut(keeping: seconds).webVTT, for: .transcript, ofFileAt: temporary,
+                    container: format.tagContainer)
+            } catch {
+                throw .storage(
+                    "cannot carry the transcript into the trimmed memo: \(error.message); the memo is unchanged")
+            }
         }
         chmod(temporary, original.st_mode & 0o7777)
         let trashed = try trash.linkIntoTrash(path)
