@@ -46,12 +46,14 @@ struct BenchmarkTable {
     enum Bound: CustomStringConvertible {
         case below(Double)
         case atMost(Double)
+        case atLeast(Double)
 
         /// Whether `value` is within the bound.
         func isMet(by value: Double) -> Bool {
             switch self {
             case .below(let limit): value < limit
             case .atMost(let limit): value <= limit
+            case .atLeast(let limit): value >= limit
             }
         }
 
@@ -60,6 +62,7 @@ struct BenchmarkTable {
             switch self {
             case .below(let limit): "< \(BenchmarkTable.format(limit))"
             case .atMost(let limit): "≤ \(BenchmarkTable.format(limit))"
+            case .atLeast(let limit): "≥ \(BenchmarkTable.format(limit))"
             }
         }
     }
