@@ -38,9 +38,22 @@ package final class RecorderService: @unchecked Sendable {
         server.addDepartureHandler { [weak self] name in self?.levelWatchers.remove(name) }
         announcedMemoCount = library.memoCount
         library.changed.observe { [weak self] in self?.memoCountMayHaveChanged() }
+        announcedEngine = transcription?.engineDescription ?? ""
         transcription?.engineChanged.observe { [weak self] in
-            self?.announce([RecorderMember.transcriptionEngine.name])
+            guard let self, engineMayHaveChanged() else { return }
+            announce([RecorderMember.transcriptionEngine.name])
         }
+    }
+
+    /// The `TranscriptionEngine` last announced: looking for the engine again mostly finds
+    /// the same one, which is not announced.
+    private var announcedEngine = ""
+
+    /// Whether `TranscriptionEngine` differs from what was last announced (and takes it as announced).
+    private func engineMayHaveChanged() -> Bool {
+        let engine = transcription?.engineDescription ?? ""
+        defer { announcedEngine = engine }
+        return engine != announcedEngine
     }
 
     /// The `MemoCount` last announced: the library tells of changes in batches (a whole
@@ -243,9 +256,13 @@ package final class RecorderService: @unchecked Sendable {
     private func hear(_ notification: RecorderNotification) {
         switch notification {
         case .changed(let properties):
-            announce(properties.map(\.name))
-            // The engine's description names the model.
-            if properties.contains(.transcriptionModel) { transcription?.checkEngine() }
+            var names = properties.map(\.name)
+            // The engine's description names the model: both in one PropertiesChanged.
+            if properties.contains(.transcriptionModel) {
+                transcription?.checkEngine(notifying: false)
+                if engineMayHaveChanged() { names.append(RecorderMember.transcriptionEngine.name) }
+            }
+            announce(names)
         case .finished(let memo, let successfully):
             // The library heard first: the memo object exists (InterfacesAdded) by now.
             emit(

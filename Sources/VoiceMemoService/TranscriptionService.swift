@@ -68,10 +68,11 @@ package final class TranscriptionService: @unchecked Sendable {
         (try? engine.get())?.description(model: model()) ?? ""
     }
 
-    /// Looks for the engine again (the model changed, or it was installed meanwhile).
-    func checkEngine() {
+    /// Looks for the engine again (the model changed, or it was installed meanwhile), telling
+    /// `engineChanged` unless the caller announces the change itself.
+    func checkEngine(notifying: Bool = true) {
         engine = TranscriptionEngine.find(in: engineDirectory, script: script)
-        engineChanged.notify()
+        if notifying { engineChanged.notify() }
     }
 
     /// Picks up the jobs a previous run left (queued or running when it ended).
@@ -85,10 +86,11 @@ package final class TranscriptionService: @unchecked Sendable {
         apply(jobs.start())
     }
 
-    /// Queues memo `id`; NotAvailable without an engine.
+    /// Queues memo `id`; NotAvailable without an engine. The engine is looked for again
+    /// first: it may have been installed or removed since.
     func transcribe(_ id: String) throws(RecorderError) {
         dispatchPrecondition(condition: .onQueue(queue))
-        engine = TranscriptionEngine.find(in: engineDirectory, script: script)
+        checkEngine()
         _ = try engine.get()
         failures[id] = nil
         apply(jobs.handle(.enqueue(id)))

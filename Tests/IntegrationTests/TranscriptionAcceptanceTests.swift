@@ -311,6 +311,9 @@ final class TranscriptionAcceptanceTests: RecorderTestCase {
         XCTAssertTrue(
             changed.arguments[1].stringDictionary?[RecorderMember.transcriptionEngine.name]?.string?.hasSuffix(
                 "model base.en") ?? false)
+        XCTAssertEqual(
+            changed.arguments[1].stringDictionary?[RecorderMember.transcriptionModel.name]?.string, "base.en",
+            "the model and the engine it changes in one PropertiesChanged")
         daemon.stop()
         let restarted = try fixture.launchDaemon(environment: try Self.daemonEnvironment())
         defer { restarted.stop() }
