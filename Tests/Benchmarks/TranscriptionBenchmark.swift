@@ -8,6 +8,7 @@ import VoiceMemoCore
 extension RecorderBenchmark {
     static let transcriptionSpeedFigure = "speed (minutes of speech per minute)"
     static let workerMemoryFigure = "worker peak resident memory (MiB)"
+    static let transcribingRecordFigure = "Record → reply p95 while transcribing, − idle (ms)"
     static let transcribingStopFigure = "Stop → reply p95 while transcribing, − idle (ms)"
 
     /// A memo of speech (the five LibriVox clips with pauses, over and over: ten minutes in
@@ -23,7 +24,7 @@ extension RecorderBenchmark {
         try client.call(RecorderMember.getLevels)
         try waitForDispatchWorkers(of: daemon)
         let idleBefore = try ProcessSample.read(daemon.process.pid).residentKilobytes
-        let idleStops = try stopLatencies(client)
+        let idle = try commandLatencies(client)
 
         let seconds = plan.isFull ? 600 : 20
         let memo = try writeSpeechMemo(seconds: seconds, client: client)
@@ -37,18 +38,18 @@ extension RecorderBenchmark {
         }
         let watch = WorkerWatch(pid: worker!)
         watch.start()
-        // A recording while the worker runs: its samples and its Stop latency.
+        // While the worker runs: Record and Stop latencies first, then a recording's samples.
+        let busy = try commandLatencies(client)
         var span = RecordingSpan()
         let recorded = try span.start {
             try client.recordWithOptions(["format": .string("wav"), "channels": .uint32(1)])
         }
-        keepRecording(for: plan.isFull ? .seconds(20) : .seconds(2))
+        keepRecording(for: plan.isFull ? .seconds(15) : .seconds(2))
         let stopping = try client.markSignals()
         _ = try span.stop { try client.call(RecorderMember.stop) }
         try client.waitForSignal(RecorderMember.recordingFinished, timeout: .seconds(10), after: stopping)
         let samples = try SoundFileReader(path: client.file(of: recorded).path).readInt16()
         let produced = span.seconds.lowerBound * Double(Stimulus.sampleRate)
-        let busyStops = try stopLatencies(client)
         let stillRunning = ProcessTree.children(of: daemon.process.pid).contains(worker!)
 
         try client.waitForSignal("PropertiesChanged", timeout: .seconds(1200), after: mark) {
@@ -85,29 +86,35 @@ extension RecorderBenchmark {
             .init(
                 figure: "written − produced while transcribing (samples)", voicememod: difference,
                 target: "0 … +\(Int(buffer))", isMet: difference >= -buffer / 10 && difference <= buffer * 1.1))
-        let extra = busyStops.percentile(95) - idleStops.percentile(95)
-        table.add(.init(figure: Self.transcribingStopFigure, voicememod: extra, bound: .atMost(5)))
+        let extraRecord = busy.record.percentile(95) - idle.record.percentile(95)
+        table.add(.init(figure: Self.transcribingRecordFigure, voicememod: extraRecord, bound: .atMost(5)))
+        let extraStop = busy.stop.percentile(95) - idle.stop.percentile(95)
+        table.add(.init(figure: Self.transcribingStopFigure, voicememod: extraStop, bound: .atMost(5)))
         table.notes.append(
             String(
                 format:
-                    "transcription: Stop p95 %.1f ms idle, %.1f ms while transcribing (%@ still running at the end)",
-                idleStops.percentile(95), busyStops.percentile(95), stillRunning ? "worker" : "worker not")
+                    "transcription: Record p95 %.1f ms idle, %.1f ms while transcribing; Stop p95 %.1f ms idle, "
+                    + "%.1f ms while transcribing (the worker %@ running when the last recording ended)",
+                idle.record.percentile(95), busy.record.percentile(95), idle.stop.percentile(95),
+                busy.stop.percentile(95), stillRunning ? "still" : "no longer")
         )
     }
 
-    /// Stop → reply over `plan.latencyRuns` short recordings.
-    private func stopLatencies(_ client: VoiceMemoProxy) throws -> [Double] {
-        var stops: [Double] = []
+    /// Record → reply and Stop → reply over `plan.latencyRuns` short recordings.
+    private func commandLatencies(_ client: VoiceMemoProxy) throws -> (record: [Double], stop: [Double]) {
+        var (records, stops): ([Double], [Double]) = ([], [])
         for _ in 0..<plan.latencyRuns {
             let mark = try client.markSignals()
+            let recording = clock.now
             try client.call(RecorderMember.record)
+            records.append((clock.now - recording).milliseconds)
             keepRecording(for: plan.latencyRecording)
             let stopping = clock.now
             try client.call(RecorderMember.stop)
             stops.append((clock.now - stopping).milliseconds)
             try client.waitForSignal(RecorderMember.recordingFinished.name.rawValue, timeout: .seconds(10), after: mark)
         }
-        return stops
+        return (records, stops)
     }
 
     /// Writes `seconds` of speech as a 48 kHz WAV memo and waits for it to be listed.
