@@ -74,7 +74,7 @@ let package = Package(
         // The private session fixture (bus, audio server, stimulus, daemon) shared by the
         // integration tests and the benchmark; Foundation only, no XCTest.
         .target(
-            name: "IntegrationSupport", dependencies: ["Bus", "VoiceMemoContract", "VoiceMemoCore"],
+            name: "IntegrationSupport", dependencies: ["Bus", "SoundFile", "VoiceMemoContract", "VoiceMemoCore"],
             path: "Tests/IntegrationSupport"),
         .testTarget(
             name: "IntegrationTests",

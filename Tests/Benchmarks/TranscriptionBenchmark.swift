@@ -127,22 +127,8 @@ extension RecorderBenchmark {
         }
         speech = Array(speech.prefix(seconds * SpeechClip.sampleRate))
         let name = MemoNaming.fileName(date: Date(timeIntervalSinceNow: -86_400), title: "Speech", format: .wav)
-        let aside = fixture.session.root.appendingPathComponent(name)
-        var request = RecordingRequest(defaults: RecorderDefaults())
-        (request.format, request.sampleRate, request.channels) = (.wav, 48_000, 1)
-        let writer = try SoundFileWriter(
-            path: aside.path, request: request, tags: MemoTags(title: "Speech", date: "2026-12-04T12:00:00Z"))
-        let upsampled = SpeechClip.upsampled(speech)
-        try upsampled.withUnsafeBytes { try writer.write($0, frameCount: upsampled.count) }
-        try writer.close()
-        let mark = try client.markSignals()
-        try FileManager.default.createDirectory(at: fixture.session.memoDirectory, withIntermediateDirectories: true)
-        try FileManager.default.moveItem(at: aside, to: fixture.session.memoDirectory.appendingPathComponent(name))
-        let memo = Contract.memoPath(id: MemoNaming.memoID(forFileName: name))
-        try client.waitForSignal("InterfacesAdded", timeout: .seconds(10), after: mark) {
-            $0.arguments.first?.objectPath == memo
-        }
-        return memo
+        return try client.addMemo(
+            SpeechClip.upsampled(speech), named: name, in: fixture.session, title: "Speech", timeout: .seconds(10))
     }
 }
 

@@ -14,19 +14,6 @@ extension RecorderTestCase {
         _ samples: [Int16], named name: String, format: AudioFormat = .wav, title: String? = nil,
         date: String = "2026-12-03"
     ) throws -> ObjectPath {
-        let aside = fixture.session.root.appendingPathComponent(name)
-        var request = RecordingRequest(defaults: RecorderDefaults())
-        (request.format, request.sampleRate, request.channels, request.quality) = (format, 48_000, 1, .medium)
-        let writer = try SoundFileWriter(path: aside.path, request: request, tags: MemoTags(title: title, date: date))
-        try samples.withUnsafeBytes { try writer.write($0, frameCount: samples.count) }
-        try writer.close()
-        let mark = try recorder.markSignals()
-        try FileManager.default.createDirectory(at: fixture.session.memoDirectory, withIntermediateDirectories: true)
-        try FileManager.default.moveItem(at: aside, to: fixture.session.memoDirectory.appendingPathComponent(name))
-        let memo = Contract.memoPath(id: MemoNaming.memoID(forFileName: name))
-        try recorder.waitForSignal("InterfacesAdded", timeout: .seconds(5), after: mark) {
-            $0.arguments.first?.objectPath == memo
-        }
-        return memo
+        try recorder.addMemo(samples, named: name, in: fixture.session, format: format, title: title, date: date)
     }
 }
