@@ -12,7 +12,7 @@ struct MetadataTransferTests {
     /// A memo tagged by another program (metaflac, ffmpeg) and cut by libsndfile as a trim
     /// cuts it: after the transfer, every tag reads back the same with that program, the
     /// picture's bytes are the same, and the cut audio is untouched.
-    @Test(arguments: [AudioFormat.flac, .opus, .mp3, .wav])
+    @Test(arguments: [AudioFormat.flac, .opus, .vorbis, .mp3, .wav])
     func everyTagOfTheOriginalIsCarriedOver(format: AudioFormat) throws {
         let fixture = try MemoFixture(format)
         defer { fixture.remove() }
