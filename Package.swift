@@ -70,7 +70,7 @@ let package = Package(
             dependencies: ["VoiceMemoService", "VoiceMemoContract", "VoiceMemoRuntime", "VoiceMemoCore", "Bus"]),
         .testTarget(
             name: "AudioContainersTests",
-            dependencies: ["AudioContainers", "SoundFile", "VoiceMemoCore", "TestSupport"]),
+            dependencies: ["AudioContainers", "SoundFile", "VoiceMemoCore", "TestSupport", "IntegrationSupport"]),
         // The private session fixture (bus, audio server, stimulus, daemon) shared by the
         // integration tests and the benchmark; Foundation only, no XCTest.
         .target(

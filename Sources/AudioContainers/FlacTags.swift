@@ -64,13 +64,13 @@ enum FlacTags {
     private static let commentType: UInt8 = 4
 
     /// One metadata block: its type and where its body lies in the file.
-    private struct Block {
+    struct Block {
         var type: UInt8
         var range: Range<Int64>
     }
 
     /// The metadata blocks of a FLAC file and where its frames begin.
-    private struct Layout {
+    struct Layout {
         var blocks: [Block] = []
         var audioStart: Int64
 

@@ -88,7 +88,7 @@ enum ID3Tags {
     }
 
     /// The ID3 tags of an MP3 file and where the MPEG frames between them lie.
-    private struct Tags {
+    struct Tags {
         var v2: Version2Tag?
         var v1: [UInt8]?
         var audioStart: Int64
@@ -110,7 +110,7 @@ enum ID3Tags {
 
     /// Walks the MPEG frames from `start` to `end`, so a truncated or corrupt stream is refused
     /// rather than copied, and returns the range to copy (an APEv2 tag after the frames is kept).
-    private static func audioRange(of file: InputFile, between start: Int64, and end: Int64) throws(TagEditError)
+    static func audioRange(of file: InputFile, between start: Int64, and end: Int64) throws(TagEditError)
         -> Range<Int64>
     {
         var offset = start
@@ -152,7 +152,7 @@ enum ID3Tags {
 
     /// An ID3v2.3 or ID3v2.4 tag, parsed into frames (the extended header, which holds only
     /// optional checksums and restrictions, is dropped on rewrite).
-    private struct Version2Tag {
+    struct Version2Tag {
         var version: UInt8
         /// The header flags that are kept: experimental (0x20) and footer (0x10).
         var flags: UInt8
@@ -252,7 +252,7 @@ enum ID3Tags {
     }
 
     /// One ID3v2 frame, kept as stored unless it is the one being set.
-    private struct Frame {
+    struct Frame {
         var id: [UInt8]
         var flags: [UInt8]
         var body: [UInt8]

@@ -24,6 +24,14 @@ enum OggTags {
         var packets = headers.packets
         packets[1] = comment.bytes
 
+        try write(file, headers: headers, packets: packets, to: output)
+    }
+
+    /// Writes the stream of `file`, whose header packets `headers` has read, to `output` with
+    /// `packets` as its header packets: new header pages, then every audio page renumbered.
+    static func write(
+        _ file: InputFile, headers: Headers, packets: [[UInt8]], to output: AtomicFileReplacement
+    ) throws(TagEditError) {
         // The identification header alone on the first page, then the others.
         var pages = [OggPage(flags: 0x02, granule: 0, serial: headers.serial, sequence: 0, lacing: [], body: [])]
         pages[0].append(packet: packets[0])
@@ -49,7 +57,7 @@ enum OggTags {
     /// Lays `packets` out on pages of at most 255 segments, starting each packet right after
     /// the previous one; a page on which no packet ends gets granule position -1, as the
     /// specification requires, and the others 0, as header pages have.
-    private static func paginate(_ packets: [[UInt8]], serial: UInt32, firstSequence: UInt32) -> [OggPage] {
+    static func paginate(_ packets: [[UInt8]], serial: UInt32, firstSequence: UInt32) -> [OggPage] {
         var pages: [OggPage] = []
         var page = OggPage(flags: 0, granule: UInt64.max, serial: serial, sequence: firstSequence, lacing: [], body: [])
         for packet in packets {
@@ -78,7 +86,7 @@ enum OggTags {
     }
 
     /// The header packets of the stream and where its audio pages begin.
-    private struct Headers {
+    struct Headers {
         /// Identification, comment and (Vorbis only) setup header.
         var packets: [[UInt8]] = []
         var serial: UInt32 = 0

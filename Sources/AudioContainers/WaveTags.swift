@@ -53,6 +53,19 @@ enum WaveTags {
             parts.insert((Self.list, nil, list.bytes), at: index)
         }
 
+        try write(parts, of: file, layout: layout, to: output)
+    }
+
+    /// A chunk of a new file: a copy of a chunk of the file being rewritten, or new bytes.
+    typealias Part = (id: [UInt8], source: Chunk?, body: [UInt8])
+
+    /// Writes `parts` as the chunks of a new WAVE file to `output`, the sources read from
+    /// `file` (laid out as `layout`): a RIFF header with the sizes, or RF64 with a `ds64`
+    /// chunk when the file was RF64 or grows past 4 GiB.
+    static func write(
+        _ parts: [Part], of file: InputFile, layout: Layout, to output: AtomicFileReplacement
+    ) throws(TagEditError) {
+        var parts = parts
         func length(_ part: (id: [UInt8], source: Chunk?, body: [UInt8])) -> Int64 {
             part.source.map { Int64($0.range.count) } ?? Int64(part.body.count)
         }
@@ -106,13 +119,13 @@ enum WaveTags {
     private static let junk = Array("JUNK".utf8)
 
     /// A top-level chunk: its four-character id and where its body lies in the file.
-    private struct Chunk {
+    struct Chunk {
         var id: [UInt8]
         var range: Range<Int64>
     }
 
     /// A WAVE file's chunks, and its 64-bit sizes when it is RF64.
-    private struct Layout {
+    struct Layout {
         /// Every chunk inside the RIFF (or RF64) chunk but `ds64`, in file order.
         var chunks: [Chunk]
         /// Where the RIFF chunk ends.
@@ -132,7 +145,7 @@ enum WaveTags {
 
     /// The chunks inside the RIFF WAVE (or RF64 WAVE) chunk, each length checked against the
     /// file's size, and the offset where that chunk ends.
-    private static func chunks(of file: InputFile) throws(TagEditError) -> Layout {
+    static func chunks(of file: InputFile) throws(TagEditError) -> Layout {
         var header = ByteReader(try file.read(at: 0, upTo: 12), of: "the RIFF header", in: file)
         let magic = try header.read(4)
         let riffSize32 = try header.readUInt32LE()
