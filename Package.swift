@@ -70,11 +70,11 @@ let package = Package(
             dependencies: ["VoiceMemoService", "VoiceMemoContract", "VoiceMemoRuntime", "VoiceMemoCore", "Bus"]),
         .testTarget(
             name: "AudioContainersTests",
-            dependencies: ["AudioContainers", "SoundFile", "VoiceMemoCore", "TestSupport"]),
+            dependencies: ["AudioContainers", "SoundFile", "VoiceMemoCore", "TestSupport", "IntegrationSupport"]),
         // The private session fixture (bus, audio server, stimulus, daemon) shared by the
         // integration tests and the benchmark; Foundation only, no XCTest.
         .target(
-            name: "IntegrationSupport", dependencies: ["Bus", "VoiceMemoContract", "VoiceMemoCore"],
+            name: "IntegrationSupport", dependencies: ["Bus", "SoundFile", "VoiceMemoContract", "VoiceMemoCore"],
             path: "Tests/IntegrationSupport"),
         .testTarget(
             name: "IntegrationTests",

@@ -10,7 +10,7 @@ function __voicememo_sources
     pactl list short sources 2>/dev/null | cut -f2
 end
 
-set -l commands record stop pause resume toggle cancel status meter watch list peaks play rename trim delete
+set -l commands record stop pause resume toggle cancel status meter watch list peaks play rename trim delete transcribe transcript
 
 complete -c voicememo -f
 complete -c voicememo -n "not __fish_seen_subcommand_from $commands" -l help -d 'Show the commands'
@@ -32,6 +32,8 @@ complete -c voicememo -n "not __fish_seen_subcommand_from $commands" -a play -d 
 complete -c voicememo -n "not __fish_seen_subcommand_from $commands" -a rename -d 'Rename a memo'
 complete -c voicememo -n "not __fish_seen_subcommand_from $commands" -a trim -d 'Keep part of a memo, or cut its silent ends'
 complete -c voicememo -n "not __fish_seen_subcommand_from $commands" -a delete -d 'Move a memo to the trash'
+complete -c voicememo -n "not __fish_seen_subcommand_from $commands" -a transcribe -d 'Transcribe a memo on this machine'
+complete -c voicememo -n "not __fish_seen_subcommand_from $commands" -a transcript -d 'Print a memo\'s transcript'
 
 complete -c voicememo -n '__fish_seen_subcommand_from record' -l format -x -a 'opus flac wav vorbis mp3' -d 'File format'
 complete -c voicememo -n '__fish_seen_subcommand_from record' -l rate -x -a '8000 16000 22050 24000 44100 48000 96000' -d 'Sample rate (Hz)'
@@ -48,10 +50,11 @@ complete -c voicememo -n '__fish_seen_subcommand_from record' -l system-audio -d
 complete -c voicememo -n '__fish_seen_subcommand_from record' -l split -d 'Microphone left, system audio right'
 complete -c voicememo -n '__fish_seen_subcommand_from record' -l noise-suppression -d 'Take background noise out of the microphone'
 complete -c voicememo -n '__fish_seen_subcommand_from record' -l auto-gain -d 'Bring the voice to one speech level'
+complete -c voicememo -n '__fish_seen_subcommand_from record' -l transcribe -d 'Transcribe the memo when it ends'
 
 complete -c voicememo -n '__fish_seen_subcommand_from status' -l json -d 'Print JSON'
 complete -c voicememo -n '__fish_seen_subcommand_from status' -l format -x -d 'One-line TEMPLATE, such as {state} {time}'
-complete -c voicememo -n '__fish_seen_subcommand_from list' -l search -x -d 'Only memos whose title or file name holds TEXT'
+complete -c voicememo -n '__fish_seen_subcommand_from list' -l search -x -d 'Only memos whose title, name or words hold TEXT'
 complete -c voicememo -n '__fish_seen_subcommand_from list' -l json -d 'Print JSON'
 complete -c voicememo -n '__fish_seen_subcommand_from watch' -l json -d 'Print JSON'
 complete -c voicememo -n '__fish_seen_subcommand_from peaks' -l count -x -d 'Number of peaks'
@@ -59,7 +62,9 @@ complete -c voicememo -n '__fish_seen_subcommand_from peaks' -l json -d 'Print J
 complete -c voicememo -n '__fish_seen_subcommand_from trim' -l silence -d 'Cut the silent start and end'
 complete -c voicememo -n '__fish_seen_subcommand_from play' -l speed -x -a '0.5 0.75 1 1.25 1.5 2' -d 'Times as fast as recorded, pitch kept (remembered)'
 complete -c voicememo -n '__fish_seen_subcommand_from delete' -l permanently -d 'Delete instead of moving to the trash'
+complete -c voicememo -n '__fish_seen_subcommand_from transcribe' -l wait -d 'Wait for the transcript and print it'
+complete -c voicememo -n '__fish_seen_subcommand_from transcript' -l format -x -a 'text vtt srt json' -d 'Words, subtitles (WebVTT, SubRip) or JSON'
 
-complete -c voicememo -n '__fish_seen_subcommand_from peaks play trim; and test (count (commandline -opc)) -eq 2' -a 'latest (__voicememo_memo_ids)'
+complete -c voicememo -n '__fish_seen_subcommand_from peaks play trim transcribe transcript; and test (count (commandline -opc)) -eq 2' -a 'latest (__voicememo_memo_ids)'
 complete -c voicememo -n '__fish_seen_subcommand_from rename; and test (count (commandline -opc)) -eq 2' -a '(__voicememo_memo_ids)'
 complete -c voicememo -n '__fish_seen_subcommand_from delete' -a '(__voicememo_memo_ids)'

@@ -1,31 +1,32 @@
-/// The title in a native FLAC file: a `TITLE` field of the VORBIS_COMMENT metadata block.
+/// The tags in a native FLAC file: fields of the VORBIS_COMMENT metadata block (`TITLE`,
+/// `TRANSCRIPT`).
 ///
 /// The file is `fLaC`, then metadata blocks (STREAMINFO first, the last one flagged), then
 /// audio frames. Rewriting replaces or inserts the comment block, copies every other block
 /// byte for byte (from the file, so large pictures are never held in memory) and then copies
 /// the frames unchanged.
 enum FlacTags {
-    /// The file's title, if it has one.
-    static func title(of file: InputFile) throws(TagEditError) -> String? {
+    /// The file's `field` tag, if it has one.
+    static func text(of field: TagField, in file: InputFile) throws(TagEditError) -> String? {
         let layout = try Layout(of: file)
         guard let block = layout.blocks.first(where: { $0.type == commentType }) else { return nil }
-        return try comment(in: block, of: file).title
+        return try comment(in: block, of: file).value(of: field)
     }
 
-    /// Writes `file` to `output` with its title replaced by `title` (removed when nil).
+    /// Writes `file` to `output` with its `field` tag set to `text` (removed when nil).
     static func write(
-        _ file: InputFile, replacingTitleWith title: String?, to output: AtomicFileReplacement
+        _ file: InputFile, setting field: TagField, to text: String?, into output: AtomicFileReplacement
     ) throws(TagEditError) {
         let layout = try Layout(of: file)
         var blocks = layout.blocks.map { (type: $0.type, content: Content.copy($0.range)) }
         if let index = layout.blocks.firstIndex(where: { $0.type == commentType }) {
             var comment = try comment(in: layout.blocks[index], of: file)
-            comment.setTitle(title)
+            comment.setValue(text, of: field)
             blocks[index].content = .new(comment.bytes)
-        } else if let title {
+        } else if let text {
             // Vorbis comments in FLAC must carry a vendor string; name ourselves, as encoders do.
             var comment = VorbisComment(magic: [], vendor: Array("voicememo".utf8), fields: [], trailer: [])
-            comment.setTitle(title)
+            comment.setValue(text, of: field)
             blocks.insert((commentType, .new(comment.bytes)), at: 1)
         }
 
@@ -38,7 +39,7 @@ enum FlacTags {
             }
             guard length < 1 << 24 else {
                 throw TagEditError(
-                    path: file.path, message: "the title is too long for a FLAC comment block (16 MiB at most)")
+                    path: file.path, message: "the tags are too long for a FLAC comment block (16 MiB at most)")
             }
             let last: UInt8 = index == blocks.count - 1 ? 0x80 : 0
             var header = [last | block.type]
@@ -63,13 +64,13 @@ enum FlacTags {
     private static let commentType: UInt8 = 4
 
     /// One metadata block: its type and where its body lies in the file.
-    private struct Block {
+    struct Block {
         var type: UInt8
         var range: Range<Int64>
     }
 
     /// The metadata blocks of a FLAC file and where its frames begin.
-    private struct Layout {
+    struct Layout {
         var blocks: [Block] = []
         var audioStart: Int64
 

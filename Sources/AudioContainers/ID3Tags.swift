@@ -1,49 +1,78 @@
-/// The title in an MP3 file: the ID3v2 `TIT2` frame at the start, and the ID3v1 title field
-/// in the last 128 bytes if the file has an ID3v1 tag.
+/// The tags in an MP3 file: the title is the ID3v2 `TIT2` frame at the start and the ID3v1
+/// title field in the last 128 bytes if the file has an ID3v1 tag; the transcript is an ID3v2
+/// `TXXX` frame described `TRANSCRIPT` (ID3v1 has no room for it).
 ///
 /// libsndfile 1.2 writes MP3 through LAME, which stores short tags only as ID3v1 (title cut to
 /// 30 bytes, date cut to the year) and adds an ID3v2.3 tag only when a value does not fit;
 /// libsndfile reads the ID3v2 title first and falls back to ID3v1 field by field. Rewriting
-/// therefore replaces (or creates) the `TIT2` frame, keeping every other frame byte for byte,
-/// sets the ID3v1 title if there is an ID3v1 tag, and copies the MPEG frames in between
+/// therefore replaces (or creates) the field's frame, keeping every other frame byte for byte,
+/// sets the ID3v1 title if there is an ID3v1 tag and the title is set, and copies the MPEG frames in between
 /// (including LAME's Xing/Info frame) unchanged after checking that they are complete.
 enum ID3Tags {
-    /// The file's title, if it has one: the ID3v2 title, else the ID3v1 title.
-    static func title(of file: InputFile) throws(TagEditError) -> String? {
+    /// The file's `field` tag, if it has one; the title from ID3v2, else from ID3v1.
+    static func text(of field: TagField, in file: InputFile) throws(TagEditError) -> String? {
         let tags = try Tags(of: file)
-        if let v2 = tags.v2, let frame = v2.frames.first(where: { $0.id == titleID }) {
+        if let v2 = tags.v2, let frame = v2.frames.first(where: { $0.holds(field, isVersion4: v2.version == 4) }) {
             return frame.text(isVersion4: v2.version == 4)
         }
-        guard let v1 = tags.v1 else { return nil }
+        guard field == .title, let v1 = tags.v1 else { return nil }
         let field = v1[3..<33].prefix { $0 != 0 }
         return field.isEmpty ? nil : decodeTagText(field)
     }
 
-    /// Writes `file` to `output` with its title replaced by `title` (removed when nil).
+    /// Writes `file` to `output` with its `field` tag set to `text` (removed when nil).
     static func write(
-        _ file: InputFile, replacingTitleWith title: String?, to output: AtomicFileReplacement
+        _ file: InputFile, setting field: TagField, to text: String?, into output: AtomicFileReplacement
     ) throws(TagEditError) {
         let tags = try Tags(of: file)
         let audio = try audioRange(of: file, between: tags.audioStart, and: tags.audioEnd)
-        // A new tag is ID3v2.4, whose text frames may be UTF-8.
-        var v2 = tags.v2 ?? Version2Tag(version: 4, flags: 0, frames: [], hasFooter: false, size: 0)
-        let position = v2.frames.firstIndex { $0.id == titleID } ?? 0
-        v2.frames.removeAll { $0.id == titleID }
-        if let title {
-            v2.frames.insert(Frame(title: title, isVersion4: v2.version == 4), at: min(position, v2.frames.count))
+        // A new tag is ID3v2.4, whose text frames may be UTF-8. It starts with what the ID3v1
+        // tag holds: ffmpeg reads ID3v1 only when there is no ID3v2 tag, so players built on it
+        // would otherwise lose the date and title that libsndfile left in ID3v1.
+        var v2 =
+            tags.v2
+            ?? Version2Tag(
+                version: 4, flags: 0, frames: tags.v1.map(Self.frames(copying:)) ?? [], hasFooter: false, size: 0)
+        let isVersion4 = v2.version == 4
+        let position = v2.frames.firstIndex { $0.holds(field, isVersion4: isVersion4) } ?? 0
+        v2.frames.removeAll { $0.holds(field, isVersion4: isVersion4) }
+        if let text {
+            v2.frames.insert(Frame(field, text: text, isVersion4: isVersion4), at: min(position, v2.frames.count))
         }
         if !v2.frames.isEmpty {
             try output.write(try v2.bytes(in: file))
         }
         try file.copy(audio, to: output)
         if var v1 = tags.v1 {
-            let text = title.map { Self.truncated($0, toUTF8Bytes: 30) } ?? []
-            v1.replaceSubrange(3..<33, with: text + [UInt8](repeating: 0, count: 30 - text.count))
+            if field == .title {
+                let title = text.map { Self.truncated($0, toUTF8Bytes: 30) } ?? []
+                v1.replaceSubrange(3..<33, with: title + [UInt8](repeating: 0, count: 30 - title.count))
+            }
             try output.write(v1)
         }
     }
 
+    /// ID3v2.4 frames holding the ID3v1 tag's title, artist, album, year and comment.
+    private static func frames(copying v1: [UInt8]) -> [Frame] {
+        let fields: [(id: String, range: Range<Int>)] = [
+            ("TIT2", 3..<33), ("TPE1", 33..<63), ("TALB", 63..<93), ("TDRC", 93..<97), ("COMM", 97..<127),
+        ]
+        return fields.compactMap { field in
+            // Unused bytes are NULs, or spaces in older taggers; ID3v1.1's track number follows a NUL.
+            var bytes = v1[field.range].prefix { $0 != 0 }
+            while bytes.last == 0x20 { bytes.removeLast() }
+            guard !bytes.isEmpty else { return nil }
+            let text = Array(decodeTagText(bytes).utf8)
+            // A comment has a language and an empty description before its text.
+            let body = field.id == "COMM" ? [3] + Array("eng".utf8) + [0] + text : [3] + text
+            return Frame(id: Array(field.id.utf8), flags: [0, 0], body: body)
+        }
+    }
+
     private static let titleID = Array("TIT2".utf8)
+    private static let userTextID = Array("TXXX".utf8)
+    /// The `TXXX` description of the transcript frame.
+    private static let transcriptDescription = "TRANSCRIPT"
 
     /// The first characters of `text` that fit in `limit` UTF-8 bytes, never splitting one.
     ///
@@ -59,7 +88,7 @@ enum ID3Tags {
     }
 
     /// The ID3 tags of an MP3 file and where the MPEG frames between them lie.
-    private struct Tags {
+    struct Tags {
         var v2: Version2Tag?
         var v1: [UInt8]?
         var audioStart: Int64
@@ -81,7 +110,7 @@ enum ID3Tags {
 
     /// Walks the MPEG frames from `start` to `end`, so a truncated or corrupt stream is refused
     /// rather than copied, and returns the range to copy (an APEv2 tag after the frames is kept).
-    private static func audioRange(of file: InputFile, between start: Int64, and end: Int64) throws(TagEditError)
+    static func audioRange(of file: InputFile, between start: Int64, and end: Int64) throws(TagEditError)
         -> Range<Int64>
     {
         var offset = start
@@ -123,7 +152,7 @@ enum ID3Tags {
 
     /// An ID3v2.3 or ID3v2.4 tag, parsed into frames (the extended header, which holds only
     /// optional checksums and restrictions, is dropped on rewrite).
-    private struct Version2Tag {
+    struct Version2Tag {
         var version: UInt8
         /// The header flags that are kept: experimental (0x20) and footer (0x10).
         var flags: UInt8
@@ -222,8 +251,8 @@ enum ID3Tags {
         }
     }
 
-    /// One ID3v2 frame, kept as stored unless it is the title.
-    private struct Frame {
+    /// One ID3v2 frame, kept as stored unless it is the one being set.
+    struct Frame {
         var id: [UInt8]
         var flags: [UInt8]
         var body: [UInt8]
@@ -232,21 +261,49 @@ enum ID3Tags {
             (self.id, self.flags, self.body) = (id, flags, body)
         }
 
-        /// A `TIT2` frame holding `title`: UTF-8 in ID3v2.4, UTF-16 with a byte order mark in
+        /// The frame holding `field`: `TIT2` with the title, or `TXXX` with the description
+        /// `TRANSCRIPT` and the transcript; UTF-8 in ID3v2.4, UTF-16 with a byte order mark in
         /// ID3v2.3 (which has no UTF-8).
-        init(title: String, isVersion4: Bool) {
-            id = titleID
+        init(_ field: TagField, text: String, isVersion4: Bool) {
             flags = [0, 0]
+            let strings: [String]
+            switch field {
+            case .title: (id, strings) = (titleID, [text])
+            case .transcript: (id, strings) = (userTextID, [transcriptDescription, text])
+            }
             if isVersion4 {
-                body = [3] + Array(title.utf8)
+                // Strings are NUL-terminated but the last, which may be (TXXX's value is not).
+                body = [3] + Array(strings.map { Array($0.utf8) }.joined(separator: [0]))
             } else {
-                body = [1, 0xFF, 0xFE]
-                for unit in title.utf16 { body += [UInt8(truncatingIfNeeded: unit), UInt8(unit >> 8)] }
+                body = [1]
+                for (index, string) in strings.enumerated() {
+                    if index > 0 { body += [0, 0] }
+                    body += [0xFF, 0xFE]
+                    for unit in string.utf16 { body += [UInt8(truncatingIfNeeded: unit), UInt8(unit >> 8)] }
+                }
             }
         }
 
-        /// The first string of a text frame, or nil if it is compressed or encrypted.
+        /// Whether this frame holds `field`: a `TIT2` frame, or a `TXXX` frame whose
+        /// description is `TRANSCRIPT` (in any case).
+        func holds(_ field: TagField, isVersion4: Bool) -> Bool {
+            switch field {
+            case .title: return id == titleID
+            case .transcript:
+                guard id == userTextID, let description = strings(isVersion4: isVersion4)?.first else { return false }
+                return description.uppercased() == transcriptDescription
+            }
+        }
+
+        /// The frame's value: the first string of a text frame, the second (after the
+        /// description) of a `TXXX` frame; nil if it is compressed or encrypted.
         func text(isVersion4: Bool) -> String? {
+            let values = strings(isVersion4: isVersion4)
+            return id == userTextID ? values?.dropFirst().first : values?.first
+        }
+
+        /// The NUL-separated strings of a text frame, or nil if it is compressed or encrypted.
+        private func strings(isVersion4: Bool) -> [String]? {
             var body = body[...]
             if isVersion4 {
                 // Format flags: grouping 0x40, compression 0x08, encryption 0x04, unsync 0x02, length 0x01.
@@ -263,19 +320,26 @@ enum ID3Tags {
             let text = body.dropFirst()
             switch encoding {
             case 1, 2:
-                var units: [UInt16] = stride(from: text.startIndex, to: text.endIndex - 1, by: 2).map {
+                let units: [UInt16] = stride(from: text.startIndex, to: text.endIndex - 1, by: 2).map {
                     UInt16(text[$0]) | UInt16(text[$0 + 1]) << 8
                 }
-                var bigEndian = encoding == 2
-                if let mark = units.first, mark == 0xFEFF || mark == 0xFFFE {
-                    bigEndian = mark == 0xFFFE
-                    units.removeFirst()
+                // Each string has its own byte order mark; without one, encoding 2 is big-endian.
+                return units.split(separator: 0, omittingEmptySubsequences: false).map { string in
+                    var string = Array(string)
+                    var bigEndian = encoding == 2
+                    if let mark = string.first, mark == 0xFEFF || mark == 0xFFFE {
+                        bigEndian = mark == 0xFFFE
+                        string.removeFirst()
+                    }
+                    if bigEndian { string = string.map(\.byteSwapped) }
+                    return String(decoding: string, as: UTF16.self)
                 }
-                if bigEndian { units = units.map(\.byteSwapped) }
-                return String(decoding: units.prefix { $0 != 0 }, as: UTF16.self)
-            case 3: return String(decoding: text.prefix { $0 != 0 }, as: UTF8.self)
+            case 3:
+                return text.split(separator: 0, omittingEmptySubsequences: false).map {
+                    String(decoding: $0, as: UTF8.self)
+                }
             // Latin-1 by the standard, but libsndfile stores UTF-8 here, so that is tried first.
-            default: return decodeTagText(text.prefix { $0 != 0 })
+            default: return text.split(separator: 0, omittingEmptySubsequences: false).map(decodeTagText)
             }
         }
     }

@@ -1,28 +1,37 @@
-/// The title in an Ogg Opus or Ogg Vorbis file: a `TITLE` field of the comment header packet.
+/// The tags in an Ogg Opus or Ogg Vorbis file: fields of the comment header packet (`TITLE`,
+/// `TRANSCRIPT`).
 ///
 /// An Ogg stream is a sequence of pages, each carrying segments of packets (a packet is split
 /// into 255-byte segments and ends with a shorter one, possibly of length 0). The first page
 /// holds only the identification header; the comment header (and, for Vorbis, the setup
 /// header) follow, and audio starts on a fresh page. Rewriting reassembles the header packets,
-/// replaces the title in the comment packet, lays the header packets out on new pages, and then
+/// replaces the field in the comment packet, lays the header packets out on new pages, and then
 /// copies every audio page byte for byte except its sequence number (shifted by the change in
 /// the number of header pages) and its CRC. Granule positions are unchanged.
 enum OggTags {
-    /// The file's title, if it has one.
-    static func title(of file: InputFile) throws(TagEditError) -> String? {
-        try Headers(of: file).comment(in: file).title
+    /// The file's `field` tag, if it has one.
+    static func text(of field: TagField, in file: InputFile) throws(TagEditError) -> String? {
+        try Headers(of: file).comment(in: file).value(of: field)
     }
 
-    /// Writes `file` to `output` with its title replaced by `title` (removed when nil).
+    /// Writes `file` to `output` with its `field` tag set to `text` (removed when nil).
     static func write(
-        _ file: InputFile, replacingTitleWith title: String?, to output: AtomicFileReplacement
+        _ file: InputFile, setting field: TagField, to text: String?, into output: AtomicFileReplacement
     ) throws(TagEditError) {
         let headers = try Headers(of: file)
         var comment = try headers.comment(in: file)
-        comment.setTitle(title)
+        comment.setValue(text, of: field)
         var packets = headers.packets
         packets[1] = comment.bytes
 
+        try write(file, headers: headers, packets: packets, to: output)
+    }
+
+    /// Writes the stream of `file`, whose header packets `headers` has read, to `output` with
+    /// `packets` as its header packets: new header pages, then every audio page renumbered.
+    static func write(
+        _ file: InputFile, headers: Headers, packets: [[UInt8]], to output: AtomicFileReplacement
+    ) throws(TagEditError) {
         // The identification header alone on the first page, then the others.
         var pages = [OggPage(flags: 0x02, granule: 0, serial: headers.serial, sequence: 0, lacing: [], body: [])]
         pages[0].append(packet: packets[0])
@@ -48,7 +57,7 @@ enum OggTags {
     /// Lays `packets` out on pages of at most 255 segments, starting each packet right after
     /// the previous one; a page on which no packet ends gets granule position -1, as the
     /// specification requires, and the others 0, as header pages have.
-    private static func paginate(_ packets: [[UInt8]], serial: UInt32, firstSequence: UInt32) -> [OggPage] {
+    static func paginate(_ packets: [[UInt8]], serial: UInt32, firstSequence: UInt32) -> [OggPage] {
         var pages: [OggPage] = []
         var page = OggPage(flags: 0, granule: UInt64.max, serial: serial, sequence: firstSequence, lacing: [], body: [])
         for packet in packets {
@@ -77,7 +86,7 @@ enum OggTags {
     }
 
     /// The header packets of the stream and where its audio pages begin.
-    private struct Headers {
+    struct Headers {
         /// Identification, comment and (Vorbis only) setup header.
         var packets: [[UInt8]] = []
         var serial: UInt32 = 0

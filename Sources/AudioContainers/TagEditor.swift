@@ -1,18 +1,45 @@
-/// The container a memo file uses, which decides where its title tag lives.
+/// The container a memo file uses, which decides where its tags live.
 public enum TagContainer: Sendable {
-    /// RIFF WAVE: the title is the `INAM` entry of a `LIST`/`INFO` chunk.
+    /// RIFF WAVE (and RF64): entries of a `LIST`/`INFO` chunk.
     case wav
-    /// Native FLAC: the title is a `TITLE` field of the VORBIS_COMMENT metadata block.
+    /// Native FLAC: fields of the VORBIS_COMMENT metadata block.
     case flac
-    /// Ogg Opus or Ogg Vorbis: the title is a `TITLE` field of the comment header packet.
+    /// Ogg Opus or Ogg Vorbis: fields of the comment header packet.
     case ogg
-    /// MPEG layer III: the title is the ID3v2 `TIT2` frame (and the ID3v1 title, if present).
+    /// MPEG layer III: ID3v2 frames (and the ID3v1 title, if the file has an ID3v1 tag).
     case mp3
+}
+
+/// A tag voicememo reads and writes in memo files.
+public enum TagField: CaseIterable, Sendable {
+    /// The memo's title: Vorbis comment `TITLE`, ID3v2 `TIT2` (and the ID3v1 title), WAV `INAM`.
+    case title
+    /// The memo's transcript as WebVTT (`Transcript.webVTT`), multi-line and up to a few
+    /// hundred KB: Vorbis comment `TRANSCRIPT`, ID3v2 `TXXX` frame described `TRANSCRIPT`,
+    /// WAV `INFO` entry `ITRS` (no INFO id is registered for a transcript; ffprobe lists
+    /// unknown ones under their own name).
+    case transcript
+
+    /// The Vorbis comment field name.
+    var vorbisName: String {
+        switch self {
+        case .title: "TITLE"
+        case .transcript: "TRANSCRIPT"
+        }
+    }
+
+    /// The RIFF `INFO` entry id.
+    var infoID: [UInt8] {
+        switch self {
+        case .title: Array("INAM".utf8)
+        case .transcript: Array("ITRS".utf8)
+        }
+    }
 }
 
 /// Why a tag could not be read or written, and which file it concerns.
 ///
-/// When `setTitle` throws, the file at `path` is unchanged and no temporary file is left behind.
+/// When `setText` or `setTitle` throws, the file at `path` is unchanged and no temporary file is left behind.
 public struct TagEditError: Error, CustomStringConvertible {
     /// The file that could not be read or rewritten.
     public let path: String
@@ -28,29 +55,34 @@ public struct TagEditError: Error, CustomStringConvertible {
     public var description: String { "\(path): \(message)" }
 }
 
-/// Reads and replaces the title tag of finished memo files without re-encoding their audio.
+/// Reads and replaces the title and transcript tags of finished memo files without
+/// re-encoding their audio.
 ///
 /// libsndfile can only write tags while it creates a file, so renaming a memo rewrites the
 /// file's tag structures here: every audio byte is copied unchanged into a new file beside the
 /// original, which then atomically replaces it (see `AtomicFileReplacement`).
 public enum TagEditor {
-    /// Replaces the file's title tag (empty title: remove it), keeping every other tag and every audio byte.
+    /// Replaces the file's `field` tag with `text` (nil or empty: removes it), keeping every
+    /// other tag and every audio byte.
     ///
     /// The file is parsed completely before it is replaced; a malformed or truncated file throws
     /// and is left as it was. The new file keeps the original's permission bits.
-    public static func setTitle(_ title: String, ofFileAt path: String, container: TagContainer) throws(TagEditError) {
-        guard !title.utf8.contains(0) else {
-            throw TagEditError(path: path, message: "the title contains a NUL character, which no tag format can store")
+    public static func setText(
+        _ text: String?, for field: TagField, ofFileAt path: String, container: TagContainer
+    ) throws(TagEditError) {
+        guard !(text?.utf8.contains(0) ?? false) else {
+            throw TagEditError(
+                path: path, message: "the \(field) contains a NUL character, which no tag format can store")
         }
-        let newTitle = title.isEmpty ? nil : title
+        let newText = text?.isEmpty ?? true ? nil : text
         let input = try InputFile(path: path)
         let output = try AtomicFileReplacement(replacing: input)
         do {
             switch container {
-            case .wav: try WaveTags.write(input, replacingTitleWith: newTitle, to: output)
-            case .flac: try FlacTags.write(input, replacingTitleWith: newTitle, to: output)
-            case .ogg: try OggTags.write(input, replacingTitleWith: newTitle, to: output)
-            case .mp3: try ID3Tags.write(input, replacingTitleWith: newTitle, to: output)
+            case .wav: try WaveTags.write(input, setting: field, to: newText, into: output)
+            case .flac: try FlacTags.write(input, setting: field, to: newText, into: output)
+            case .ogg: try OggTags.write(input, setting: field, to: newText, into: output)
+            case .mp3: try ID3Tags.write(input, setting: field, to: newText, into: output)
             }
             try output.commit()
         } catch {
@@ -59,17 +91,27 @@ public enum TagEditor {
         }
     }
 
-    /// Reads the title tag, if any (used by tests and by the daemon for hand-copied files).
-    ///
-    /// Returns nil when the file has no title tag; throws when the file is not a well-formed
-    /// file of `container`.
-    public static func title(ofFileAt path: String, container: TagContainer) throws(TagEditError) -> String? {
+    /// Reads the file's `field` tag: nil when the file has none; throws when the file is not a
+    /// well-formed file of `container`.
+    public static func text(
+        of field: TagField, ofFileAt path: String, container: TagContainer
+    ) throws(TagEditError) -> String? {
         let input = try InputFile(path: path)
         switch container {
-        case .wav: return try WaveTags.title(of: input)
-        case .flac: return try FlacTags.title(of: input)
-        case .ogg: return try OggTags.title(of: input)
-        case .mp3: return try ID3Tags.title(of: input)
+        case .wav: return try WaveTags.text(of: field, in: input)
+        case .flac: return try FlacTags.text(of: field, in: input)
+        case .ogg: return try OggTags.text(of: field, in: input)
+        case .mp3: return try ID3Tags.text(of: field, in: input)
         }
+    }
+
+    /// Replaces the file's title tag (empty title: removes it); see `setText(_:for:ofFileAt:container:)`.
+    public static func setTitle(_ title: String, ofFileAt path: String, container: TagContainer) throws(TagEditError) {
+        try setText(title, for: .title, ofFileAt: path, container: container)
+    }
+
+    /// Reads the title tag, if any (used by tests and by the daemon for hand-copied files).
+    public static func title(ofFileAt path: String, container: TagContainer) throws(TagEditError) -> String? {
+        try text(of: .title, ofFileAt: path, container: container)
     }
 }

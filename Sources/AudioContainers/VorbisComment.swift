@@ -1,7 +1,7 @@
 /// A Vorbis comment structure (vendor string plus `NAME=value` fields), the tag format of
 /// Ogg Vorbis, Ogg Opus and FLAC.
 ///
-/// Only `TITLE` fields are changed; the vendor string, every other field and their order, and
+/// Only the fields of the tag being set are changed; the vendor string, every other field and their order, and
 /// any bytes after the field list (Vorbis's framing bit, Opus's padding) are written back as read.
 struct VorbisComment {
     /// The bytes before the vendor string (`\u{3}vorbis` or `OpusTags`; empty in FLAC).
@@ -32,18 +32,20 @@ struct VorbisComment {
         trailer = reader.readRest()
     }
 
-    /// The value of the first `TITLE` field, if there is one.
-    var title: String? {
-        fields.first(where: Self.isTitle).map { decodeTagText($0.dropFirst(Self.titleKey.count)) }
+    /// The value of the first `field` field, if there is one.
+    func value(of field: TagField) -> String? {
+        let key = Self.key(field)
+        return fields.first { Self.field($0, isNamed: key) }.map { decodeTagText($0.dropFirst(key.count)) }
     }
 
-    /// Replaces every `TITLE` field by one holding `title` where the first one was (at the
-    /// front if there was none), or removes them all when `title` is nil.
-    mutating func setTitle(_ title: String?) {
-        let position = fields.firstIndex(where: Self.isTitle) ?? 0
-        fields.removeAll(where: Self.isTitle)
-        if let title {
-            fields.insert(Self.titleKey + Array(title.utf8), at: min(position, fields.count))
+    /// Replaces every `field` field by one holding `value` where the first one was (at the
+    /// front if there was none), or removes them all when `value` is nil.
+    mutating func setValue(_ value: String?, of field: TagField) {
+        let key = Self.key(field)
+        let position = fields.firstIndex { Self.field($0, isNamed: key) } ?? 0
+        fields.removeAll { Self.field($0, isNamed: key) }
+        if let value {
+            fields.insert(key + Array(value.utf8), at: min(position, fields.count))
         }
     }
 
@@ -60,11 +62,14 @@ struct VorbisComment {
         return out + trailer
     }
 
-    private static let titleKey = Array("TITLE=".utf8)
+    /// `NAME=` for `field`.
+    private static func key(_ field: TagField) -> [UInt8] {
+        Array((field.vorbisName + "=").utf8)
+    }
 
-    /// Field names are ASCII and compared case-insensitively.
-    private static func isTitle(_ field: [UInt8]) -> Bool {
-        field.count >= titleKey.count
-            && zip(field, titleKey).allSatisfy { ($0 >= 0x61 && $0 <= 0x7A ? $0 - 0x20 : $0) == $1 }
+    /// Whether `field` starts with `key`: names are ASCII and compared case-insensitively.
+    private static func field(_ field: [UInt8], isNamed key: [UInt8]) -> Bool {
+        field.count >= key.count
+            && zip(field, key).allSatisfy { ($0 >= 0x61 && $0 <= 0x7A ? $0 - 0x20 : $0) == $1 }
     }
 }

@@ -1,19 +1,21 @@
-/// The title in a RIFF WAVE file: the `INAM` entry of a `LIST` chunk of type `INFO`.
+/// The tags in a RIFF WAVE file: entries of a `LIST` chunk of type `INFO` (`INAM` for the
+/// title, `ITRS` for the transcript), each NUL-terminated UTF-8 padded to an even length.
 ///
 /// libsndfile writes its `LIST`/`INFO` chunk before `data` when the tags are set before the
 /// first frame, and after `data` otherwise; both are handled. Rewriting copies every other
-/// chunk (including `data`) byte for byte, rebuilds the first `INFO` list with the new `INAM`
-/// (dropping `INAM` entries from any further `INFO` lists), keeps every chunk at an even
+/// chunk (including `data`) byte for byte, rebuilds the first `INFO` list with the new entry
+/// (dropping that entry from any further `INFO` lists), keeps every chunk at an even
 /// offset with a pad byte after odd-sized ones, and recomputes the RIFF size.
 ///
 /// A WAV memo past 4 GiB is RF64 (`RF64Sizes`): its sizes live in a `ds64` chunk, which is
 /// rewritten with them; under 4 GiB libsndfile writes it as a plain WAV with a `JUNK` chunk
 /// where `ds64` would go, which is copied like any other chunk.
 enum WaveTags {
-    /// The file's title, if it has one.
-    static func title(of file: InputFile) throws(TagEditError) -> String? {
+    /// The file's `field` tag, if it has one.
+    static func text(of field: TagField, in file: InputFile) throws(TagEditError) -> String? {
         for chunk in try chunks(of: file).chunks where chunk.id == Self.list {
-            if let info = try InfoList(chunk, of: file), let name = info.entries.first(where: { $0.id == titleID }) {
+            if let info = try InfoList(chunk, of: file), let name = info.entries.first(where: { $0.id == field.infoID })
+            {
                 var text = name.data[...]
                 while text.last == 0 { text.removeLast() }
                 return decodeTagText(text)
@@ -22,12 +24,13 @@ enum WaveTags {
         return nil
     }
 
-    /// Writes `file` to `output` with its title replaced by `title` (removed when nil).
+    /// Writes `file` to `output` with its `field` tag set to `text` (removed when nil).
     static func write(
-        _ file: InputFile, replacingTitleWith title: String?, to output: AtomicFileReplacement
+        _ file: InputFile, setting field: TagField, to text: String?, into output: AtomicFileReplacement
     ) throws(TagEditError) {
         let layout = try chunks(of: file)
-        var title = title
+        let id = field.infoID
+        var text = text
         // Each chunk becomes either a copy of its source bytes or new bytes.
         var parts: [(id: [UInt8], source: Chunk?, body: [UInt8])] = []
         for chunk in layout.chunks {
@@ -35,26 +38,39 @@ enum WaveTags {
                 parts.append((chunk.id, chunk, []))
                 continue
             }
-            let position = info.entries.firstIndex { $0.id == titleID } ?? 0
-            info.entries.removeAll { $0.id == titleID }
-            if let newTitle = title {
-                info.entries.insert((titleID, Array(newTitle.utf8) + [0]), at: min(position, info.entries.count))
-                title = nil
+            let position = info.entries.firstIndex { $0.id == id } ?? 0
+            info.entries.removeAll { $0.id == id }
+            if let newText = text {
+                info.entries.insert((id, Array(newText.utf8) + [0]), at: min(position, info.entries.count))
+                text = nil
             }
             if !info.entries.isEmpty { parts.append((chunk.id, nil, info.bytes)) }
         }
-        if let title {
+        if let text {
             // No INFO list yet: put one before `data`, where libsndfile puts it.
-            let list = InfoList(entries: [(titleID, Array(title.utf8) + [0])])
+            let list = InfoList(entries: [(id, Array(text.utf8) + [0])])
             let index = parts.firstIndex { $0.id == Self.data } ?? parts.count
             parts.insert((Self.list, nil, list.bytes), at: index)
         }
 
+        try write(parts, of: file, layout: layout, to: output)
+    }
+
+    /// A chunk of a new file: a copy of a chunk of the file being rewritten, or new bytes.
+    typealias Part = (id: [UInt8], source: Chunk?, body: [UInt8])
+
+    /// Writes `parts` as the chunks of a new WAVE file to `output`, the sources read from
+    /// `file` (laid out as `layout`): a RIFF header with the sizes, or RF64 with a `ds64`
+    /// chunk when the file was RF64 or grows past 4 GiB.
+    static func write(
+        _ parts: [Part], of file: InputFile, layout: Layout, to output: AtomicFileReplacement
+    ) throws(TagEditError) {
+        var parts = parts
         func length(_ part: (id: [UInt8], source: Chunk?, body: [UInt8])) -> Int64 {
             part.source.map { Int64($0.range.count) } ?? Int64(part.body.count)
         }
         func riffSize() -> Int64 { parts.reduce(Int64(4)) { $0 + 8 + length($1) + length($1) % 2 } }
-        // An RF64 file stays one; a plain WAV becomes one only if the new title takes it past
+        // An RF64 file stays one; a plain WAV becomes one only if the new tag takes it past
         // 4 GiB, and then its ds64 chunk takes the place of libsndfile's JUNK placeholder.
         var sizes = layout.sizes
         if sizes == nil, riffSize() > Int64(UInt32.max) {
@@ -98,19 +114,18 @@ enum WaveTags {
         try file.copy(layout.end..<file.size, to: output)
     }
 
-    private static let titleID = Array("INAM".utf8)
     private static let list = Array("LIST".utf8)
     private static let data = Array("data".utf8)
     private static let junk = Array("JUNK".utf8)
 
     /// A top-level chunk: its four-character id and where its body lies in the file.
-    private struct Chunk {
+    struct Chunk {
         var id: [UInt8]
         var range: Range<Int64>
     }
 
     /// A WAVE file's chunks, and its 64-bit sizes when it is RF64.
-    private struct Layout {
+    struct Layout {
         /// Every chunk inside the RIFF (or RF64) chunk but `ds64`, in file order.
         var chunks: [Chunk]
         /// Where the RIFF chunk ends.
@@ -130,7 +145,7 @@ enum WaveTags {
 
     /// The chunks inside the RIFF WAVE (or RF64 WAVE) chunk, each length checked against the
     /// file's size, and the offset where that chunk ends.
-    private static func chunks(of file: InputFile) throws(TagEditError) -> Layout {
+    static func chunks(of file: InputFile) throws(TagEditError) -> Layout {
         var header = ByteReader(try file.read(at: 0, upTo: 12), of: "the RIFF header", in: file)
         let magic = try header.read(4)
         let riffSize32 = try header.readUInt32LE()

@@ -76,12 +76,14 @@ public final class SoundFileWriter: AudioFileSink {
             // Lossless: quality buys compression effort (level 0…8).
             try Sndfile.command(handle, Sndfile.setCompressionLevel, double: quality.scale, path: path)
         case .opus, .vorbis:
-            try Sndfile.command(handle, Sndfile.setCompressionLevel, double: quality.compressionLevel, path: path)
+            try Sndfile.command(
+                handle, Sndfile.setCompressionLevel, double: format.compressionLevel(at: quality), path: path)
             // Finish an Ogg page at least every 250 ms, so a crash loses no more than that.
             Sndfile.command(handle, Sndfile.setOggPageLatency, double: 250)
         case .mp3:
             Sndfile.command(handle, Sndfile.setBitrateMode, int: Sndfile.variableBitrate)
-            try Sndfile.command(handle, Sndfile.setCompressionLevel, double: quality.compressionLevel, path: path)
+            try Sndfile.command(
+                handle, Sndfile.setCompressionLevel, double: format.compressionLevel(at: quality), path: path)
         }
     }
 

@@ -35,6 +35,7 @@ public enum ContractError: String, CaseIterable, Sendable {
     case audioServer = "AudioServer"
     case storage = "Storage"
     case unsupported = "Unsupported"
+    case notAvailable = "NotAvailable"
 
     /// The D-Bus error name, `org.example.VoiceMemo.Error.<Reason>`.
     public var name: ErrorName {

@@ -14,6 +14,7 @@ extension BusError {
             case .audioServer, .deviceLost: .audioServer
             case .storage: .storage
             case .unsupported: .unsupported
+            case .notAvailable: .notAvailable
             }
         let message =
             switch error {

@@ -68,6 +68,12 @@ public enum RecorderMember {
     public static let systemAudio = BusPropertyDeclaration("SystemAudio", "b", access: .readWrite)
     public static let noiseSuppression = BusPropertyDeclaration("NoiseSuppression", "b", access: .readWrite)
     public static let autoGain = BusPropertyDeclaration("AutoGain", "b", access: .readWrite)
+    /// Whether each finished memo is queued for transcription.
+    public static let transcribeNewMemos = BusPropertyDeclaration("TranscribeNewMemos", "b", access: .readWrite)
+    /// The installed engine, its version and model, or `""` when none is installed.
+    public static let transcriptionEngine = BusPropertyDeclaration("TranscriptionEngine", "s")
+    /// The speech model transcripts are made with.
+    public static let transcriptionModel = BusPropertyDeclaration("TranscriptionModel", "s", access: .readWrite)
     public static let directory = BusPropertyDeclaration("Directory", "s", changeSignal: .constant)
     /// How many memos the library holds, so a pager knows its end without listing.
     public static let memoCount = BusPropertyDeclaration("MemoCount", "u")
@@ -88,7 +94,7 @@ public enum RecorderMember {
     public static let properties = [
         state, currentMemo, currentTime, playing, format, sampleRate, channels, quality, source, activeSource,
         activeOutput, meteringEnabled, notificationsEnabled, trayEnabled, skipSilence, playbackRate, systemAudio,
-        noiseSuppression, autoGain, directory, memoCount,
+        noiseSuppression, autoGain, transcribeNewMemos, transcriptionEngine, transcriptionModel, directory, memoCount,
     ]
 
     // Arguments several members share.

@@ -22,6 +22,8 @@ extension RecorderProperty {
         case .systemAudio: RecorderMember.systemAudio
         case .noiseSuppression: RecorderMember.noiseSuppression
         case .autoGain: RecorderMember.autoGain
+        case .transcribeNewMemos: RecorderMember.transcribeNewMemos
+        case .transcriptionModel: RecorderMember.transcriptionModel
         }
     }
 

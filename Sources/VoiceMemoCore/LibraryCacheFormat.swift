@@ -4,7 +4,7 @@
 /// allocator kept their pages for the daemon's whole life.
 public enum LibraryCacheFormat {
     /// The first line; a file with another is ignored (read again from the memo files).
-    public static let header = "voicememo-library-cache 2"
+    public static let header = "voicememo-library-cache 3"
 
     /// The cache file's bytes for `memos`.
     public static func encode(_ memos: some Sequence<MemoInfo>) -> [UInt8] {
@@ -13,7 +13,7 @@ public enum LibraryCacheFormat {
             let fields = [
                 escaped(memo.fileName), escaped(memo.title), memo.format.rawValue, String(memo.created),
                 String(memo.duration), String(memo.sampleRate), String(memo.channels), String(memo.size),
-                String(memo.modified),
+                String(memo.modified), memo.transcript.map(escaped) ?? "",
             ]
             bytes.append(contentsOf: fields.joined(separator: "\t").utf8)
             bytes.append(UInt8(ascii: "\n"))
@@ -33,17 +33,19 @@ public enum LibraryCacheFormat {
         let fields = line.split(separator: UInt8(ascii: "\t"), omittingEmptySubsequences: false).map {
             String(decoding: $0, as: UTF8.self)
         }
-        guard fields.count == 9, let fileName = unescaped(fields[0]), let title = unescaped(fields[1]),
+        guard fields.count == 10, let fileName = unescaped(fields[0]), let title = unescaped(fields[1]),
             let format = AudioFormat(rawValue: fields[2]), let created = Int64(fields[3]),
             let duration = Double(fields[4]), duration.isFinite, let sampleRate = UInt32(fields[5]),
-            let channels = UInt32(fields[6]), let size = UInt64(fields[7]), let modified = Int64(fields[8])
+            let channels = UInt32(fields[6]), let size = UInt64(fields[7]), let modified = Int64(fields[8]),
+            let transcript = unescaped(fields[9])
         else { return nil }
         return MemoInfo(
             fileName: fileName, title: title, format: format, created: created, duration: duration,
-            sampleRate: sampleRate, channels: channels, size: size, modified: modified)
+            sampleRate: sampleRate, channels: channels, size: size, modified: modified,
+            transcript: transcript.isEmpty ? nil : transcript)
     }
 
-    /// File names and titles may hold tabs, newlines and backslashes; these are escaped.
+    /// File names, titles and transcripts may hold tabs, newlines and backslashes; these are escaped.
     static func escaped(_ text: String) -> String {
         guard
             text.utf8.contains(where: {

@@ -5,7 +5,7 @@ public struct MemoCatalog: Sendable {
     public private(set) var memos: [String: MemoInfo] = [:]
     /// Every memo's place in time, oldest first; built on first use, then kept in step.
     private var chronology: [Place]?
-    /// Each memo's title and file name as a search compares them; folded on first search.
+    /// Each memo's title, file name and transcript as a search compares them; folded on first search.
     private var searchTexts: [String: SearchText]?
 
     /// Where a memo stands in the library's order: by creation, ties by id.
@@ -83,7 +83,9 @@ public struct MemoCatalog: Sendable {
             let index = position(of: place)
             chronology!.insert(place, at: index)
         }
-        if searchTexts != nil, old?.title != memo.title || old?.fileName != memo.fileName {
+        if searchTexts != nil,
+            old?.title != memo.title || old?.fileName != memo.fileName || old?.transcript != memo.transcript
+        {
             searchTexts![memo.id] = Self.searchText(memo)
         }
     }
@@ -131,7 +133,7 @@ public struct MemoCatalog: Sendable {
         }
     }
 
-    /// The ids of memos whose title or file name contains `text` as `SearchText` compares
+    /// The ids of memos whose title, file name or transcript contains `text` as `SearchText` compares
     /// them, newest first; nothing for a text that folds to nothing.
     public mutating func find(_ text: String) -> [String] {
         let wanted = SearchText(text)
@@ -143,10 +145,11 @@ public struct MemoCatalog: Sendable {
         return orderedPlaces().reversed().lazy.map(\.id).filter { texts[$0]!.contains(wanted) }
     }
 
-    /// The title and file name as one text; a newline between them, which neither holds,
-    /// keeps a match from spanning the two.
+    /// The title, file name and transcript as one text; a newline between them, which none
+    /// holds (a transcript's segments are joined by spaces), keeps a match from spanning two.
     private static func searchText(_ memo: MemoInfo) -> SearchText {
-        SearchText(memo.title + "\n" + memo.fileName)
+        let spoken = memo.transcript.flatMap(Transcript.init(webVTT:))?.plainText ?? ""
+        return SearchText(memo.title + "\n" + memo.fileName + "\n" + spoken)
     }
 
     private mutating func orderedPlaces() -> [Place] {

@@ -17,10 +17,12 @@ public struct MemoInfo: Codable, Equatable, Sendable {
     public var size: UInt64
     /// The file's modification time when it was read, to tell a stale cache entry.
     public var modified: Int64
+    /// The transcript the file's tags hold, as WebVTT (`Transcript(webVTT:)`), or nil.
+    public var transcript: String?
 
     public init(
         fileName: String, title: String, format: AudioFormat, created: Int64, duration: Double, sampleRate: UInt32,
-        channels: UInt32, size: UInt64, modified: Int64
+        channels: UInt32, size: UInt64, modified: Int64, transcript: String? = nil
     ) {
         self.id = MemoNaming.memoID(forFileName: fileName)
         self.fileName = fileName
@@ -32,6 +34,7 @@ public struct MemoInfo: Codable, Equatable, Sendable {
         self.channels = channels
         self.size = size
         self.modified = modified
+        self.transcript = transcript
     }
 }
 

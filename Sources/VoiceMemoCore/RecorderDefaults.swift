@@ -25,6 +25,11 @@ public struct RecorderDefaults: Encodable, Equatable, Sendable {
     /// Whether recordings bring the microphone's level to speech's unless their options say
     /// otherwise (`VoiceProcessing`).
     public var autoGain: Bool = false
+    /// Whether each memo is queued for transcription once its recording has finished.
+    public var transcribeNewMemos: Bool = false
+    /// The speech model transcripts are made with: a name as faster-whisper takes it, or a
+    /// directory holding one (`Validation.transcriptionModel`).
+    public var transcriptionModel: String = "tiny.en"
     /// How long a recording waits for a lost audio server (or device) to come back before it
     /// is finished unsuccessfully; a setting only (`settings.json`), not a contract property.
     public var reconnectTimeout: Double = 60
@@ -39,7 +44,7 @@ public struct RecorderDefaults: Encodable, Equatable, Sendable {
     /// checks every value.
     enum CodingKeys: String, CodingKey, CaseIterable {
         case format, sampleRate, channels, quality, source, isMeteringEnabled, areNotificationsEnabled, isTrayEnabled,
-            skipsSilence, playbackRate, systemAudio, noiseSuppression, autoGain
+            skipsSilence, playbackRate, systemAudio, noiseSuppression, autoGain, transcribeNewMemos, transcriptionModel
         case reconnectTimeout, resumeAfterSleep
     }
 }

@@ -21,13 +21,16 @@ public enum RecorderError: Error, Equatable, Sendable {
     case storage(String)
     /// The combination asked for is valid alone but cannot be recorded.
     case unsupported(String)
+    /// A part the request needs is not installed (the transcription engine); the message
+    /// names the command that installs it.
+    case notAvailable(String)
 
     /// The human-readable explanation.
     public var message: String {
         switch self {
         case .invalidArgument(let message), .notRecording(let message), .busy(let message),
             .noSuchMemo(let message), .audioServer(let message), .deviceLost(let message), .storage(let message),
-            .unsupported(let message):
+            .unsupported(let message), .notAvailable(let message):
             message
         case .wrongOptionType(let key, let expected, let value):
             "option '\(key)' must be \(expected); got \(value.kind?.description ?? "another type")"

@@ -62,4 +62,6 @@ public enum RecorderProperty: Sendable, CaseIterable {
     case systemAudio
     case noiseSuppression
     case autoGain
+    case transcribeNewMemos
+    case transcriptionModel
 }

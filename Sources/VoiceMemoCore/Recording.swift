@@ -202,7 +202,8 @@ extension RecorderProperty {
     /// The properties that mirror `RecorderDefaults`.
     static let defaultsProperties: [RecorderProperty] = [
         .format, .sampleRate, .channels, .quality, .source, .meteringEnabled, .notificationsEnabled, .trayEnabled,
-        .skipSilence, .playbackRate, .systemAudio, .noiseSuppression, .autoGain,
+        .skipSilence, .playbackRate, .systemAudio, .noiseSuppression, .autoGain, .transcribeNewMemos,
+        .transcriptionModel,
     ]
 
     /// This property's value in `defaults`, for change detection.
@@ -221,6 +222,8 @@ extension RecorderProperty {
         case .systemAudio: String(defaults.systemAudio)
         case .noiseSuppression: String(defaults.noiseSuppression)
         case .autoGain: String(defaults.autoGain)
+        case .transcribeNewMemos: String(defaults.transcribeNewMemos)
+        case .transcriptionModel: defaults.transcriptionModel
         case .state, .currentMemo, .activeSource, .activeOutput: nil
         }
     }

@@ -150,11 +150,14 @@ extension RecordingOption {
     public static let autoGain = flag("auto-gain", flag: .init("auto-gain", .presence(.boolean(true)))) {
         $0.request.voiceProcessing.controlsGain = $1
     }
+    public static let transcribe = flag("transcribe", flag: .init("transcribe", .presence(.boolean(true)))) {
+        $0.request.transcribes = $1
+    }
 
     /// Every option, in the order error messages and the contract list them.
     public static let all: [RecordingOption] = [
         format, sampleRate, channels, quality, title, source, duration, startAt, stopAfterSilence, silenceThreshold,
-        startOnSound, soundThreshold, preRoll, systemAudio, channelLayout, noiseSuppression, autoGain,
+        startOnSound, soundThreshold, preRoll, systemAudio, channelLayout, noiseSuppression, autoGain, transcribe,
     ]
 
     /// The option named `key`, or nil for a key the contract does not have.

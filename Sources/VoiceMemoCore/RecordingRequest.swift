@@ -29,6 +29,8 @@ public struct RecordingRequest: Equatable, Sendable {
     public var channelLayout: ChannelLayout = .mix
     /// How the microphone's voice is cleaned before it is written (`VoiceProcessing`).
     public var voiceProcessing: VoiceProcessing
+    /// Whether the memo is queued for transcription once it is finished.
+    public var transcribes: Bool
 
     /// A request that uses the defaults unchanged.
     public init(defaults: RecorderDefaults) {
@@ -39,6 +41,7 @@ public struct RecordingRequest: Equatable, Sendable {
         source = defaults.source.isEmpty ? nil : defaults.source
         systemAudio = defaults.systemAudio
         voiceProcessing = VoiceProcessing(suppressesNoise: defaults.noiseSuppression, controlsGain: defaults.autoGain)
+        transcribes = defaults.transcribeNewMemos
     }
 
     /// Applies `RecordWithOptions` options (`RecordingOption.all`) on top of the defaults; an

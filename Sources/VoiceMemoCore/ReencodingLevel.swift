@@ -8,7 +8,7 @@
 /// the memo's quality though the file does not say which it was recorded at.
 ///
 /// libsndfile's compression level (0 best … 1 smallest) is what `Quality` maps to when
-/// recording (`Quality.compressionLevel`); here it is recovered from the memo's average bitrate.
+/// recording (`AudioFormat.compressionLevel(at:)`); here it is recovered from the memo's average bitrate.
 public enum ReencodingLevel {
     /// The compression level for a memo of `format` that holds `bitsPerSecond` on average
     /// over `channels` channels; nil for a lossless format (those are copied sample-exact).
@@ -31,8 +31,8 @@ public enum ReencodingLevel {
         case .mp3:
             typical = channels == 1 ? [33.7, 50.0, 63.7, 88.5, 114.5] : [19.1, 27.8, 34.6, 49.6, 68.6]
         }
-        guard perChannel > 0, perChannel.isFinite else { return Quality.medium.compressionLevel }
+        guard perChannel > 0, perChannel.isFinite else { return format.compressionLevel(at: .medium) }
         let nearest = typical.indices.min { abs(log(typical[$0] / perChannel)) < abs(log(typical[$1] / perChannel)) }!
-        return Quality.allCases[nearest].compressionLevel
+        return format.compressionLevel(at: Quality.allCases[nearest])
     }
 }

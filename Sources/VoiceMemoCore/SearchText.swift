@@ -33,12 +33,22 @@ public struct SearchText: Equatable, Sendable {
         utf8 = bytes
     }
 
+    /// Text already folded, such as the pieces of several folded together.
+    public init(utf8: [UInt8]) {
+        self.utf8 = utf8
+    }
+
     public var isEmpty: Bool { utf8.isEmpty }
 
     /// Whether `other` occurs in this text.
     public func contains(_ other: SearchText) -> Bool {
-        guard !other.isEmpty else { return true }
-        guard other.utf8.count <= utf8.count else { return false }
+        firstRange(of: other) != nil
+    }
+
+    /// Where `other` first occurs in this text, as offsets into `utf8`.
+    public func firstRange(of other: SearchText) -> Range<Int>? {
+        guard !other.isEmpty else { return 0..<0 }
+        guard other.utf8.count <= utf8.count else { return nil }
         return utf8.withUnsafeBufferPointer { haystack in
             other.utf8.withUnsafeBufferPointer { needle in
                 let first = needle[0]
@@ -46,9 +56,9 @@ public struct SearchText: Equatable, Sendable {
                 where haystack[start] == first
                     && memcmp(haystack.baseAddress! + start, needle.baseAddress!, needle.count) == 0
                 {
-                    return true
+                    return start..<start + needle.count
                 }
-                return false
+                return nil
             }
         }
     }

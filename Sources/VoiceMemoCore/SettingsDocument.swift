@@ -107,6 +107,12 @@ public struct SettingsDocument: Decodable, Sendable {
         defaults.autoGain = value(.autoGain, fallback.autoGain) {
             try container.decode(Bool.self, forKey: $0)
         }
+        defaults.transcribeNewMemos = value(.transcribeNewMemos, fallback.transcribeNewMemos) {
+            try container.decode(Bool.self, forKey: $0)
+        }
+        defaults.transcriptionModel = value(.transcriptionModel, fallback.transcriptionModel) {
+            try Validation.transcriptionModel(try string($0), key: $0.rawValue)
+        }
         defaults.reconnectTimeout = value(.reconnectTimeout, fallback.reconnectTimeout) {
             try Validation.reconnectTimeout(try container.decode(Double.self, forKey: $0), key: $0.rawValue)
         }

@@ -9,6 +9,8 @@ public enum Validation {
     public static let maximumTitleLength = 200
     /// Longest source name accepted (PulseAudio's own names are far shorter).
     public static let maximumSourceLength = 512
+    /// Linux's PATH_MAX: a longer path cannot be opened.
+    public static let maximumPathLength = 4096
 
     public static func format(_ name: String, key: String) throws(RecorderError) -> AudioFormat {
         guard let format = AudioFormat(rawValue: name) else {
@@ -72,6 +74,35 @@ public enum Validation {
             )
         }
         return name
+    }
+
+    /// A speech model as faster-whisper takes it: a name ("tiny.en", "large-v3", or a hub id
+    /// such as "Systran/faster-whisper-small"), or the absolute path of a directory holding
+    /// one. Nothing is looked up here: whether the model exists is the engine's to say.
+    public static func transcriptionModel(_ model: String, key: String) throws(RecorderError) -> String {
+        if model.hasPrefix("/") {
+            guard model.utf8.count <= maximumPathLength,
+                !model.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+            else {
+                throw .invalidArgument(
+                    "'\(key)' must be a directory's absolute path of at most \(maximumPathLength) bytes")
+            }
+            return model
+        }
+        let parts = model.split(separator: "/", omittingEmptySubsequences: false)
+        let isName = { (part: Substring) in
+            !part.isEmpty && part != "." && part != ".." && part.utf8.count <= 96
+                && part.unicodeScalars.allSatisfy {
+                    $0.isASCII
+                        && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "._-".unicodeScalars.contains($0))
+                }
+        }
+        guard (1...2).contains(parts.count), parts.allSatisfy(isName) else {
+            throw .invalidArgument(
+                "'\(key)' must be a model name such as tiny.en, base or Systran/faster-whisper-small, or the absolute path of a model directory"
+            )
+        }
+        return model
     }
 
     public static func duration(_ seconds: Double, key: String) throws(RecorderError) -> Double {

@@ -69,6 +69,8 @@ public final class Recorder: @unchecked Sendable {
     public var activeSource: String { machine.open?.activeSource ?? "" }
     /// The sink whose monitor feeds the open recording's system audio, empty when none.
     public var activeOutput: String { machine.open?.activeOutput ?? "" }
+    /// What the open recording was asked for, nil when nothing is open.
+    public var currentRequest: RecordingRequest? { machine.open?.request }
     /// The title asked for the open memo, empty when none was given (or nothing is open).
     public var currentTitle: String { machine.open?.request.title ?? "" }
     /// The source the open recording was asked to record from; nil when it follows the default.

@@ -36,13 +36,17 @@ struct MemoFiles {
             let format = reader.format ?? Self.format(of: status.fileName)
         else { return nil }
         let tagged = reader.title ?? (try? TagEditor.title(ofFileAt: path, container: format.tagContainer)) ?? nil
+        // libsndfile knows no transcript tag; most memos have none, and the editor says so
+        // from the tag block alone.
+        let transcript = (try? TagEditor.text(of: .transcript, ofFileAt: path, container: format.tagContainer)) ?? nil
         let created =
             MemoNaming.creationDate(forFileName: status.fileName).map { Int64($0.timeIntervalSince1970 * 1_000_000) }
             ?? status.modified
         return MemoInfo(
             fileName: status.fileName, title: tagged ?? MemoNaming.title(forFileName: status.fileName) ?? "",
             format: format, created: created, duration: reader.duration, sampleRate: UInt32(reader.sampleRate),
-            channels: UInt32(reader.channelCount), size: status.size, modified: status.modified)
+            channels: UInt32(reader.channelCount), size: status.size, modified: status.modified,
+            transcript: transcript)
     }
 
     private static func format(of name: String) -> AudioFormat? {

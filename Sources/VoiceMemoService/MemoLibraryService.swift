@@ -49,15 +49,22 @@ package final class MemoLibraryService: @unchecked Sendable {
     /// Answers each memo's Peaks, from its own cache (not the library cache).
     private let peaks: MemoPeaksService?
     /// How each memo's properties read.
-    private let properties: MemoProperties
+    private lazy var properties = MemoProperties(files: files) { [unowned self] memo in
+        transcriptStatus(of: memo).rawValue
+    }
+    /// Transcribes memos in a worker process, one at a time; nil in a daemon without it.
+    private let transcription: TranscriptionService?
+    /// Memos being recorded with the `transcribe` option (or `TranscribeNewMemos`): each is
+    /// queued once finished.
+    private var transcribeWhenFinished: Set<String> = []
 
     package init(
         directory: String, trash: Trash, cachePath: String, peaks: MemoPeaksService?, recorder: Recorder,
-        player: MemoPlayer, server: BusObjectServer, queue: DispatchQueue
+        player: MemoPlayer, server: BusObjectServer, queue: DispatchQueue, transcription: TranscriptionService? = nil
     ) {
         self.server = server
         self.files = MemoFiles(directory: directory)
-        self.properties = MemoProperties(files: files)
+        self.transcription = transcription
         self.trash = trash
         self.trimming = MemoTrimming(trash: trash)
         self.cache = LibraryCache(path: cachePath)
@@ -67,12 +74,18 @@ package final class MemoLibraryService: @unchecked Sendable {
         self.playGate = MemoPlayGate(recorder: recorder, player: player)
         self.queue = queue
         exportMemos()
+        transcription?.client = self
         // Here, in the library's init: each part that reads a finished memo from the library
         // takes the library, so it is made after it and hears of the memo after it has read it.
         recorder.notifications.observe { [weak self, unowned recorder] notification in
             switch notification {
-            case .finished(let memo, _): self?.refresh(memo)
+            case .finished(let memo, _):
+                self?.refresh(memo)
+                self?.transcribeIfAsked(memo)
             case .changed(let properties) where properties.contains(.currentMemo):
+                if let memo = recorder.currentMemo, recorder.currentRequest?.transcribes == true {
+                    self?.transcribeWhenFinished.insert(memo.id)
+                }
                 self?.showRecording(recorder.currentMemo)
             default: break
             }
@@ -123,6 +136,8 @@ package final class MemoLibraryService: @unchecked Sendable {
             refresh()
             if summary.cacheIsStale { scheduleCacheSave() }
             peaks?.keepOnly(ids: Set(catalog.memos.keys))
+            // The jobs a previous run left, once their memos are known.
+            transcription?.restore()
             // Once, not per step: observers (MPRIS's next and previous) look at the whole library.
             changed.notify()
             returnFreedMemory()
@@ -195,9 +210,17 @@ package final class MemoLibraryService: @unchecked Sendable {
                 call.answer(.failure(RecorderError.busy("this memo is being recorded; Stop it before trimming it")))
             }
         }
+        let transcribes = BusMethod(MemoMember.transcribe) { call in
+            call.answer(
+                .failure(
+                    RecorderError.busy(
+                        "this memo is being recorded; Stop it first (record with the transcribe option to have it transcribed when it ends)"
+                    )))
+        }
         server.export(
             Contract.memoPath(id: memo.id),
-            interfaces: [BusInterface(name: Contract.memoInterface, methods: [peaks] + trims)], listed: false
+            interfaces: [BusInterface(name: Contract.memoInterface, methods: [peaks] + trims + [transcribes])],
+            listed: false
         )
     }
 
@@ -308,6 +331,20 @@ package final class MemoLibraryService: @unchecked Sendable {
                 BusMethod(MemoMember.trimSilence) { [weak self] call in
                     self?.trim(id: id(call), .silence) { call.answer($0.map { [] }) }
                 },
+                BusMethod(MemoMember.transcribe) { [weak self] call in
+                    call.answer(
+                        Result { () throws(RecorderError) in
+                            try self?.transcribe(id: id(call))
+                            return []
+                        })
+                },
+                BusMethod(MemoMember.transcriptSegments) { [weak self] call in
+                    call.answer(
+                        Result { () throws(RecorderError) in
+                            guard let self else { return [] }
+                            return [Self.segments(of: try self.memo(id(call)))]
+                        })
+                },
             ],
             properties: MemoMember.properties.map { declaration in
                 let read = value { [properties] in properties.value(declaration, of: $0) }
@@ -388,17 +425,26 @@ package final class MemoLibraryService: @unchecked Sendable {
     func trim(id: String, _ cut: MemoTrimming.Cut, completion: @escaping (Result<Void, RecorderError>) -> Void) {
         afterFileWork(on: id) { [self] in
             let path: String
+            let transcript: String?
             do throws(RecorderError) {
-                path = files.path(of: try memo(id).fileName)
+                let memo = try memo(id)
+                path = files.path(of: memo.fileName)
+                transcript = memo.transcript
             } catch {
                 return completion(.failure(error))
             }
             if player.playing?.id == id { player.stop() }
+            // A transcription of the old audio would be wrong for the new: asked again after.
+            let wasTranscribing = [.queued, .running].contains(transcription?.status(of: id, hasTranscript: false))
+            if wasTranscribing { transcription?.cancel(id) }
             schedule.startWork(on: id)
             let reply = QueueBound(completion, to: queue)
             fileQueue.async { [queue, trimming] in
-                let result = Result { () throws(RecorderError) in try trimming.trim(fileAt: path, cut) }
+                let result = Result { () throws(RecorderError) in
+                    try trimming.trim(fileAt: path, cut, transcript: transcript)
+                }
                 queue.async {
+                    if wasTranscribing { try? self.transcription?.transcribe(id) }
                     if case .success(true) = result, let memo = self.catalog[id],
                         let status = self.files.status(of: memo.fileName)
                     {
@@ -487,8 +533,79 @@ package final class MemoLibraryService: @unchecked Sendable {
 
     private func removeMemo(id: String) {
         guard catalog.remove(id: id) != nil else { return }
+        transcription?.cancel(id)
         peaks?.forget(id: id)
         server.memberRemoved(id, below: Contract.memoParentPath)
+    }
+
+    // MARK: Transcripts
+
+    /// `Transcribe`: queues memo `id`; NotAvailable without an engine.
+    func transcribe(id: String) throws(RecorderError) {
+        _ = try memo(id)
+        guard let transcription else { throw .notAvailable("this daemon transcribes nothing") }
+        try transcription.transcribe(id)
+    }
+
+    /// Queues a finished memo that was recorded to be transcribed.
+    private func transcribeIfAsked(_ memo: MemoReference) {
+        guard transcribeWhenFinished.remove(memo.id) != nil, catalog[memo.id] != nil, let transcription else { return }
+        do {
+            try transcription.transcribe(memo.id)
+        } catch {
+            Log.warning("memo \(memo.id) is not transcribed: \(error.message)")
+        }
+    }
+
+    private func transcriptStatus(of memo: MemoInfo) -> TranscriptionStatus {
+        transcription?.status(of: memo.id, hasTranscript: memo.transcript != nil)
+            ?? (memo.transcript != nil ? .done : .none)
+    }
+
+    /// `TranscriptSegments`' `a(dds)`.
+    private static func segments(of memo: MemoInfo) -> BusValue {
+        let segments = memo.transcript.flatMap(Transcript.init(webVTT:))?.segments ?? []
+        return .array(
+            elementSignature: "(dds)",
+            segments.map { .structure([.double($0.start), .double($0.end), .string($0.text)]) })
+    }
+
+    /// Writes `transcript` into the memo file's tags, on the file queue after any other file
+    /// work on it, then takes it into the catalog; `completion` runs then (or at once if the
+    /// memo went meanwhile).
+    private func storeTranscript(
+        _ transcript: Transcript, ofMemo id: String, completion: @escaping @Sendable () -> Void
+    ) {
+        afterFileWork(on: id) { [self] in
+            guard let memo = catalog[id] else { return completion() }
+            let path = files.path(of: memo.fileName)
+            let text = transcript.webVTT
+            schedule.startWork(on: id)
+            fileQueue.async { [queue] in
+                let result = Result { () throws(TagEditError) in
+                    try TagEditor.setText(text, for: .transcript, ofFileAt: path, container: memo.format.tagContainer)
+                }
+                queue.async {
+                    if case .failure(let error) = result {
+                        Log.warning("cannot keep the transcript of memo \(id) in \(path): \(error.message)")
+                    } else if var stored = self.catalog[id] {
+                        stored.transcript = text
+                        if let status = self.files.status(of: stored.fileName) {
+                            stored.size = status.size
+                            stored.modified = status.modified
+                        }
+                        let before = self.server.snapshot(
+                            of: [MemoMember.size.name], on: Contract.memoPath(id: id), interface: Contract.memoInterface
+                        )
+                        self.catalog.insert(stored)
+                        self.scheduleCacheSave()
+                        self.server.announceChanges(since: before)
+                    }
+                    completion()
+                    self.endFileWork(on: id)
+                }
+            }
+        }
     }
 
     /// Writes the cache a moment after the last change, not on every one.
@@ -499,5 +616,22 @@ package final class MemoLibraryService: @unchecked Sendable {
     /// Saves the cache now (at exit).
     package func saveCache() {
         cacheSaving.saveNow()
+    }
+}
+
+extension MemoLibraryService: TranscriptionClient {
+    func pathOfMemo(_ id: String) -> String? { reference(id: id)?.path }
+
+    func store(_ transcript: Transcript, ofMemo id: String, completion: @escaping @Sendable () -> Void) {
+        storeTranscript(transcript, ofMemo: id, completion: completion)
+    }
+
+    /// Announces the status and the transcript together: the text changes only as the
+    /// status becomes `done` (or a memo transcribed before is queued again).
+    func transcriptStatusChanged(ofMemo id: String) {
+        guard catalog[id] != nil else { return }
+        server.propertiesChanged(
+            on: Contract.memoPath(id: id), interface: Contract.memoInterface,
+            names: [MemoMember.transcriptStatus.name, MemoMember.transcript.name])
     }
 }

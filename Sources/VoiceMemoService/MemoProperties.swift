@@ -8,6 +8,8 @@ import VoiceMemoCore
 struct MemoProperties {
     /// Where `Path` says each file is.
     let files: MemoFiles
+    /// `TranscriptStatus` of a memo: the transcription queue's to say.
+    let transcriptStatus: (MemoInfo) -> String
 
     /// `declaration`'s value for `memo`.
     func value(_ declaration: BusPropertyDeclaration, of memo: MemoInfo) -> BusValue {
@@ -21,6 +23,8 @@ struct MemoProperties {
         case MemoMember.sampleRate: .uint32(memo.sampleRate)
         case MemoMember.channels: .uint32(memo.channels)
         case MemoMember.size: .uint64(memo.size)
+        case MemoMember.transcriptStatus: .string(transcriptStatus(memo))
+        case MemoMember.transcript: .string(memo.transcript.flatMap(Transcript.init(webVTT:))?.plainText ?? "")
         default: preconditionFailure("\(declaration.name) is no property of a memo")
         }
     }

@@ -32,7 +32,9 @@ package struct MemoTrimming {
     private static let marker = ".trim-"
 
     /// Cuts the memo at `path`; false when there was nothing to cut (the file is untouched).
-    func trim(fileAt path: String, _ cut: Cut) throws(RecorderError) -> Bool {
+    /// A `transcript` (WebVTT) goes into the new version cut the same way, its segments moved
+    /// to their new times, before that version takes the memo's place.
+    func trim(fileAt path: String, _ cut: Cut, transcript: String? = nil) throws(RecorderError) -> Bool {
         // The file a symbolic link points to is trimmed, and the link stays.
         let path = DurableRename.resolvingLinks(path)
         let reader: SoundFileReader
@@ -57,6 +59,28 @@ package struct MemoTrimming {
             try SoundFileExcerpt.write(kept, of: reader, to: temporary, compressionLevel: level)
         } catch {
             throw .storage("cannot write the trimmed memo: \(error.description); the memo is unchanged")
+        }
+        // libsndfile wrote the tags it knows, in its own spelling; the original's go back key
+        // for key (pictures, custom fields, unknown chunks), the lengths staying the new ones.
+        if let format {
+            do {
+                try TagEditor.copyMetadata(from: path, to: temporary, container: format.tagContainer)
+            } catch {
+                throw .storage(
+                    "cannot carry the memo's tags into its trimmed version: \(error.message); the memo is unchanged")
+            }
+        }
+        if let format, let transcript = transcript.flatMap(Transcript.init(webVTT:)) {
+            let rate = Double(max(reader.sampleRate, 1))
+            let seconds = Double(kept.lowerBound) / rate..<Double(kept.upperBound) / rate
+            do {
+                try TagEditor.setText(
+                    transcript.cut(keeping: seconds).webVTT, for: .transcript, ofFileAt: temporary,
+                    container: format.tagContainer)
+            } catch {
+                throw .storage(
+                    "cannot carry the transcript into the trimmed memo: \(error.message); the memo is unchanged")
+            }
         }
         chmod(temporary, original.st_mode & 0o7777)
         let trashed = try trash.linkIntoTrash(path)
@@ -101,10 +125,21 @@ package struct MemoTrimming {
     /// start-up, before any trim can run.
     package static func removeLeftovers(in directory: String) {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-        for name in names where name.hasPrefix(".") && name.dropLast(6).hasSuffix(marker) {
+        for name in names where isTemporary(name[...]) {
             if unlink(directory + "/" + name) == 0 { Log.info("removed \(name), left by an interrupted trim") }
         }
     }
+
+    /// Whether `name` is a trim's temporary file, or the tag editor's copy of one (made while
+    /// the original's tags are carried over).
+    private static func isTemporary(_ name: Substring) -> Bool {
+        let stem = name.dropLast(6)
+        if stem.hasSuffix(tagEditorMarker) { return isTemporary(stem.dropLast(tagEditorMarker.count)) }
+        return name.hasPrefix(".") && stem.hasSuffix(marker)
+    }
+
+    /// The marker in the name of the tag editor's temporary copy (`AtomicFileReplacement`).
+    private static let tagEditorMarker = ".tagedit-"
 
     /// A new, empty, user-only file named `.<name>.trim-XXXXXX` in the directory of `path`.
     private static func temporaryFile(beside path: String) throws(RecorderError) -> String {

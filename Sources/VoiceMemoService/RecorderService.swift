@@ -19,12 +19,17 @@ package final class RecorderService: @unchecked Sendable {
     private let player: MemoPlayer
     private let library: MemoLibraryService
     private let server: BusObjectServer
+    private let transcription: TranscriptionService?
 
-    package init(recorder: Recorder, player: MemoPlayer, library: MemoLibraryService, server: BusObjectServer) {
+    package init(
+        recorder: Recorder, player: MemoPlayer, library: MemoLibraryService, server: BusObjectServer,
+        transcription: TranscriptionService? = nil
+    ) {
         self.recorder = recorder
         self.player = player
         self.library = library
         self.server = server
+        self.transcription = transcription
         recorder.notifications.observe { [weak self] in self?.hear($0) }
         player.playingChanged.observe { [weak self] _ in self?.announce([RecorderMember.playing.name]) }
         player.ended.observe { [weak self] in self?.playbackEnded($0.memo, $0.ending) }
@@ -33,6 +38,22 @@ package final class RecorderService: @unchecked Sendable {
         server.addDepartureHandler { [weak self] name in self?.levelWatchers.remove(name) }
         announcedMemoCount = library.memoCount
         library.changed.observe { [weak self] in self?.memoCountMayHaveChanged() }
+        announcedEngine = transcription?.engineDescription ?? ""
+        transcription?.engineChanged.observe { [weak self] in
+            guard let self, engineMayHaveChanged() else { return }
+            announce([RecorderMember.transcriptionEngine.name])
+        }
+    }
+
+    /// The `TranscriptionEngine` last announced: looking for the engine again mostly finds
+    /// the same one, which is not announced.
+    private var announcedEngine = ""
+
+    /// Whether `TranscriptionEngine` differs from what was last announced (and takes it as announced).
+    private func engineMayHaveChanged() -> Bool {
+        let engine = transcription?.engineDescription ?? ""
+        defer { announcedEngine = engine }
+        return engine != announcedEngine
     }
 
     /// The `MemoCount` last announced: the library tells of changes in batches (a whole
@@ -156,6 +177,15 @@ package final class RecorderService: @unchecked Sendable {
                 Self.switchSetting(RecorderMember.systemAudio, of: recorder, \.systemAudio),
                 Self.switchSetting(RecorderMember.noiseSuppression, of: recorder, \.noiseSuppression),
                 Self.switchSetting(RecorderMember.autoGain, of: recorder, \.autoGain),
+                Self.switchSetting(RecorderMember.transcribeNewMemos, of: recorder, \.transcribeNewMemos),
+                BusProperty(RecorderMember.transcriptionEngine) { [transcription] in
+                    .string(transcription?.engineDescription ?? "")
+                },
+                Self.setting(
+                    RecorderMember.transcriptionModel, of: recorder, \.transcriptionModel, read: { .string($0) }
+                ) { (value) throws(RecorderError) in
+                    try Validation.transcriptionModel(value.string!, key: RecorderMember.transcriptionModel.name)
+                },
                 BusProperty(RecorderMember.directory) { [recorder] in .string(recorder.directory.path) },
                 BusProperty(RecorderMember.memoCount) { [library] in .uint32(UInt32(library.memoCount)) },
             ],
@@ -226,7 +256,13 @@ package final class RecorderService: @unchecked Sendable {
     private func hear(_ notification: RecorderNotification) {
         switch notification {
         case .changed(let properties):
-            announce(properties.map(\.name))
+            var names = properties.map(\.name)
+            // The engine's description names the model: both in one PropertiesChanged.
+            if properties.contains(.transcriptionModel) {
+                transcription?.checkEngine(notifying: false)
+                if engineMayHaveChanged() { names.append(RecorderMember.transcriptionEngine.name) }
+            }
+            announce(names)
         case .finished(let memo, let successfully):
             // The library heard first: the memo object exists (InterfacesAdded) by now.
             emit(

@@ -20,7 +20,7 @@ extension Subcommand {
 /// The table of subcommands, in the order `--help` lists them.
 let subcommands: [any Subcommand.Type] = [
     Record.self, Stop.self, Pause.self, Resume.self, Toggle.self, Cancel.self, Status.self, Meter.self, Watch.self,
-    List.self, Peaks.self, Play.self, Rename.self, Trim.self, Delete.self,
+    List.self, Peaks.self, Play.self, Rename.self, Trim.self, Delete.self, Transcribe.self, TranscriptCommand.self,
 ]
 
 /// A subcommand that takes no arguments and makes one call.
@@ -49,6 +49,7 @@ struct Record: Subcommand {
                          [--duration SECONDS] [--at +SECONDS|+MINUTESm|HH:MM|UNIX-TIME]
                          [--on-sound [--threshold DBFS] [--pre-roll SECONDS]]
                          [--system-audio [--split]] [--noise-suppression] [--auto-gain]
+                         [--transcribe]
 
         --on-sound waits, listening, until the input reaches --threshold (default -40 dBFS)
         and begins the memo with the --pre-roll seconds before it (default 0.5, at most 5).
@@ -56,7 +57,8 @@ struct Record: Subcommand {
         mixed; with --split, two channels, the microphone left and the system audio right.
         --noise-suppression takes steady background noise out of the microphone's audio;
         --auto-gain brings a quiet or loud voice to one speech level (the NoiseSuppression
-        and AutoGain properties make them the default).
+        and AutoGain properties make them the default). --transcribe queues the memo for
+        transcription when it ends (the TranscribeNewMemos property makes it the default).
         """
     /// The options `record` has a flag for, in the table's order.
     static let flagged = RecordingOption.all.compactMap { option in option.flag.map { (option, $0) } }

@@ -123,8 +123,14 @@ extension RecorderClient {
 
 struct List: Subcommand {
     static let name = "list"
-    static let abstract = "List memos, newest first; --search lists those whose title or file name holds TEXT."
-    static let usage = "list [--search TEXT] [--json]"
+    static let abstract = "List memos, newest first; --search lists those whose title, name or words hold TEXT."
+    static let usage = """
+        list [--search TEXT] [--json]
+
+        --search matches titles, file names and transcripts, case and accents ignored; a
+        memo found by what was said in it is followed by the words around the match and
+        their time in the memo.
+        """
     let json: Bool
     let search: String?
 
@@ -153,7 +159,21 @@ struct List: Subcommand {
             print(
                 "\(memo.id)  \(date)  \(Status.clock(memo.duration))  \(memo.format)  \(Self.size(memo.size))  \(waveform)\(title)"
             )
+            if let search, let excerpt = Self.excerpt(of: memo, matching: search, client) {
+                print("    \(ClockText.text(excerpt.start))  \(excerpt.text)")
+            }
         }
+    }
+
+    /// Where in its transcript a found memo says `search`, unless its title or file name
+    /// already shows why it was found.
+    static func excerpt(of memo: MemoListing, matching search: String, _ client: RecorderClient)
+        -> Transcript.Excerpt?
+    {
+        let wanted = SearchText(search)
+        let fileName = String(memo.path.split(separator: "/").last ?? "")
+        guard !SearchText(memo.title + "\n" + fileName).contains(wanted) else { return nil }
+        return (try? client.transcript(of: memo))?.excerpt(matching: wanted)
     }
 
     /// Blocks in a sparkline of each memo, as wide as a date.

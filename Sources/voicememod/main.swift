@@ -84,11 +84,16 @@ let (recorder, player, library, server, service, routes, watcher, crashRecovery)
         player: player,
         queue: queue)
     let cacheDirectory = locations.cacheDirectory
+    // Speech to text in a worker process, at idle priority; the daemon holds no model.
+    let transcription = TranscriptionService(
+        engineDirectory: locations.engineDirectory, script: locations.transcriberScript,
+        stateDirectory: locations.stateDirectory, queue: queue,
+        model: { @Sendable in recorder.defaults.transcriptionModel })
     let library = MemoLibraryService(
         directory: locations.memoDirectory, trash: Trash(directory: locations.trashDirectory),
         cachePath: cacheDirectory + "/library.cache",
         peaks: MemoPeaksService(cacheDirectory: cacheDirectory + "/peaks", queue: queue),
-        recorder: recorder, player: player, server: server, queue: queue)
+        recorder: recorder, player: player, server: server, queue: queue, transcription: transcription)
     // Created up front so it can be watched; a failure is reported again by Record.
     try? recorder.directory.prepare()
     let watcher = try? DirectoryWatcher(path: locations.memoDirectory, queue: queue)
@@ -97,7 +102,8 @@ let (recorder, player, library, server, service, routes, watcher, crashRecovery)
         library.refresh()
     }
     watcher?.start()
-    let service = RecorderService(recorder: recorder, player: player, library: library, server: server)
+    let service = RecorderService(
+        recorder: recorder, player: player, library: library, server: server, transcription: transcription)
     DesktopNotifier(connection: connection).follow(recorder, library: library)
     let routes = AudioRouteService(recorder: recorder, monitor: serverMonitor, queue: queue)
     // Memos a crash left open: noted before the name is owned, repaired and reported after.

@@ -12,8 +12,11 @@ struct MemoFixture {
     let path: String
     let format: AudioFormat
 
-    /// Writes two seconds of a 440 Hz sine (plus an overtone) in `format`.
-    init(_ format: AudioFormat, channels: UInt32 = 1, title: String? = MemoFixture.originalTitle) throws {
+    /// Writes two seconds of a 440 Hz sine (plus an overtone) in `format` at `quality`.
+    init(
+        _ format: AudioFormat, channels: UInt32 = 1, title: String? = MemoFixture.originalTitle,
+        quality: Quality = .medium
+    ) throws {
         self.format = format
         directory = NSTemporaryDirectory() + "TagEditorTests-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -22,6 +25,7 @@ struct MemoFixture {
         request.format = format
         request.sampleRate = 48000
         request.channels = channels
+        request.quality = quality
         let writer = try SoundFileWriter(path: path, request: request, tags: MemoTags(title: title, date: Self.date))
         let frames = 96000
         var samples = [Int16](repeating: 0, count: frames * Int(channels))

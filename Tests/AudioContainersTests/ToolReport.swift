@@ -27,7 +27,7 @@ enum ToolReport {
     }
 
     /// Runs `tool` (found on the PATH) and returns its standard output; throws when it fails.
-    private static func run(_ tool: String, _ arguments: [String]) throws -> String {
+    fileprivate static func run(_ tool: String, _ arguments: [String]) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = [tool] + arguments
@@ -52,4 +52,18 @@ struct ToolFailure: Error, CustomStringConvertible {
     let command: String
     let message: String
     var description: String { "\(command): \(message)" }
+}
+
+extension ToolReport {
+    /// The tags ffprobe reads from a file, by ffprobe's name for each: the container's
+    /// (`format_tags`) and the first stream's (`stream_tags`, where Ogg keeps its comments).
+    static func ffprobeTags(_ path: String) throws -> [String: String] {
+        let json = try run(
+            "ffprobe", ["-v", "error", "-show_entries", "format_tags:stream_tags", "-of", "json", path])
+        let report = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any] ?? [:]
+        var tags = (report["format"] as? [String: Any])?["tags"] as? [String: String] ?? [:]
+        let streams = report["streams"] as? [[String: Any]] ?? []
+        for (key, value) in streams.first?["tags"] as? [String: String] ?? [:] { tags[key] = value }
+        return tags
+    }
 }

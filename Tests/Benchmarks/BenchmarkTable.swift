@@ -46,21 +46,28 @@ struct BenchmarkTable {
     enum Bound: CustomStringConvertible {
         case below(Double)
         case atMost(Double)
+        case atLeast(Double)
 
         /// Whether `value` is within the bound.
         func isMet(by value: Double) -> Bool {
             switch self {
             case .below(let limit): value < limit
             case .atMost(let limit): value <= limit
+            case .atLeast(let limit): value >= limit
             }
         }
 
-        /// The target column's text, e.g. "< 50" or "≤ 25".
+        /// The target column's text, e.g. "< 50", "≤ 0.5" or "≥ 4": a limit as the issue writes it.
         var description: String {
             switch self {
-            case .below(let limit): "< \(BenchmarkTable.format(limit))"
-            case .atMost(let limit): "≤ \(BenchmarkTable.format(limit))"
+            case .below(let limit): "< \(Self.text(of: limit))"
+            case .atMost(let limit): "≤ \(Self.text(of: limit))"
+            case .atLeast(let limit): "≥ \(Self.text(of: limit))"
             }
+        }
+
+        private static func text(of limit: Double) -> String {
+            limit == limit.rounded() ? String(Int(limit)) : String(limit)
         }
     }
 

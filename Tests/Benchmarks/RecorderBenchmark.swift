@@ -36,6 +36,7 @@ final class RecorderBenchmark {
         try measureLatency()
         try measureContinuity()
         try measureCallerMemory()
+        try measureTranscription()
         return table
     }
 
@@ -50,6 +51,8 @@ final class RecorderBenchmark {
             ("\(RecordingFormat.flacStereo.label): \(Self.referenceFigure)", "≤ 1.1×"),
             (Self.listingCPUFigure, "≤ 50"), ("\(Self.pageFigure), p95", "≤ 10"),
             ("\(Self.someFoundFigure), p95", "≤ 30"), ("\(Self.noneFoundFigure), p95", "≤ 30"),
+            (Self.transcriptionSpeedFigure, "≥ 4"), (Self.workerMemoryFigure, "≤ 400"),
+            (Self.transcribingRecordFigure, "≤ 5"), (Self.transcribingStopFigure, "≤ 5"),
         ]
     }
 

@@ -176,8 +176,10 @@ package final class TestSession {
     /// Removes the memo directory and the saved settings, so every test starts from a new
     /// user's state; voicememod creates both again.
     package func resetUserData() throws {
-        for directory in [memoDirectory, settingsDirectory] where FileManager.default.fileExists(atPath: directory.path)
-        {
+        // The state directory holds the transcription queue, which a test must not inherit.
+        let state = stateDirectory.appendingPathComponent("voicememo")
+        for directory in [memoDirectory, settingsDirectory, state]
+        where FileManager.default.fileExists(atPath: directory.path) {
             try FileManager.default.removeItem(at: directory)
         }
     }

@@ -57,8 +57,8 @@ final class ContractTests: IntegrationTestCase {
             of: Contract.recorderInterface.rawValue, inXML: String(contentsOf: shippedXML, encoding: .utf8))
         XCTAssertEqual(try members(of: Contract.recorderInterface.rawValue, inXML: live), expected)
         XCTAssertEqual(
-            expected.count, 14 + 8 + 21,
-            "9 methods, 7 signals, 12 properties of the contract, GetInputLevels, WatchLevels, UnwatchLevels, ListMemos, FindMemos, InputLevels, NotificationsEnabled, TrayEnabled, SkipSilence, PlaybackRate, SystemAudio, NoiseSuppression, AutoGain, ActiveOutput and MemoCount"
+            expected.count, 14 + 8 + 24,
+            "9 methods, 7 signals, 12 properties of the contract, GetInputLevels, WatchLevels, UnwatchLevels, ListMemos, FindMemos, InputLevels, NotificationsEnabled, TrayEnabled, SkipSilence, PlaybackRate, SystemAudio, NoiseSuppression, AutoGain, ActiveOutput, MemoCount, TranscribeNewMemos, TranscriptionEngine and TranscriptionModel"
         )
         for standard in [
             "org.freedesktop.DBus.Properties", "org.freedesktop.DBus.Introspectable", "org.freedesktop.DBus.Peer",
@@ -83,8 +83,9 @@ final class ContractTests: IntegrationTestCase {
         let expected = try members(of: Contract.memoInterface.rawValue, inXML: shipped)
         XCTAssertEqual(try members(of: Contract.memoInterface.rawValue, inXML: live), expected)
         XCTAssertEqual(
-            expected.count, 7 + 9,
-            "7 methods (with the additions DeletePermanently, Peaks, Trim and TrimSilence) and 9 properties")
+            expected.count, 9 + 11,
+            "9 methods (with the additions DeletePermanently, Peaks, Trim, TrimSilence, Transcribe and TranscriptSegments) and 11 properties (with TranscriptStatus and Transcript)"
+        )
         let root = try XCTUnwrap(
             connection.call(
                 destination: Contract.busName, path: Contract.recorderPath,

@@ -43,6 +43,7 @@ final class DesktopIntegrationTests: IntegrationTestCase {
             "usr/bin/voicememo",
             "usr/bin/voicememod",
             "usr/lib/systemd/user/voicememo.service",
+            "usr/libexec/voicememo/voicememo-transcriber",
             "usr/share/applications/\(Contract.applicationID).desktop",
             "usr/share/bash-completion/completions/voicememo",
             "usr/share/dbus-1/interfaces/\(Contract.recorderInterface).xml",

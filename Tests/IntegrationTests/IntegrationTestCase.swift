@@ -13,6 +13,9 @@ class IntegrationTestCase: XCTestCase {
     /// tests that need only the session and the audio server.
     class var launchesDaemon: Bool { true }
 
+    /// What each test's daemon gets added to the session's environment.
+    class func daemonEnvironment() throws -> [String: String] { [:] }
+
     private static let fixturesLock = NSLock()
     /// Read and written only under `fixturesLock`. Not a `Mutex`: a fixture is not `Sendable`,
     /// and each test reads its class's fixture while the dictionary keeps it.
@@ -68,7 +71,7 @@ class IntegrationTestCase: XCTestCase {
         currentFixture = fixture
         try fixture.prepareForTest()
         if Self.launchesDaemon {
-            currentDaemon = try fixture.launchDaemon()
+            currentDaemon = try fixture.launchDaemon(environment: try Self.daemonEnvironment())
         }
     }
 

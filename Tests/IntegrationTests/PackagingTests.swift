@@ -211,6 +211,7 @@ final class PackagingTests: IntegrationTestCase {
         "/usr/bin/voicememo", "/usr/bin/voicememod",
         "/usr/share/dbus-1/services/\(Contract.busName).service",
         "/usr/lib/systemd/user/voicememo.service",
+        "/usr/libexec/voicememo/voicememo-transcriber",
         "/usr/share/icons/hicolor/scalable/status/voicememo-recording.svg",
         "/usr/share/icons/hicolor/scalable/status/voicememo-idle-symbolic.svg",
         "/usr/share/metainfo/org.example.VoiceMemo.metainfo.xml",

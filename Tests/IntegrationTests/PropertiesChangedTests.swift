@@ -23,6 +23,7 @@ final class PropertiesChangedTests: RecorderTestCase {
         RecorderMember.quality.name: [.string("high"), .string("low")],
         RecorderMember.source.name: [.string(AudioDevices.microphone), .string("")],
         RecorderMember.playbackRate.name: [.double(1.5), .double(1)],
+        RecorderMember.transcriptionModel.name: [.string("base.en"), .string("tiny.en")],
     ]
 
     /// The recorder's writable properties and their types, from its live introspection, so

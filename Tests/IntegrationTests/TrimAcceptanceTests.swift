@@ -35,11 +35,14 @@ final class TrimAcceptanceTests: RecorderTestCase {
 
     /// Writes `samples` as a memo of `format` titled `title` (and dated, so a test can check
     /// the tags other than the title are kept) and returns its object and file.
-    private func addTitledMemo(_ samples: [Int16], format: AudioFormat, title: String) throws -> (ObjectPath, URL) {
+    private func addTitledMemo(
+        _ samples: [Int16], format: AudioFormat, title: String, retag: ((String) throws -> Void)? = nil
+    ) throws -> (ObjectPath, URL) {
         // A memo's id is its time stamp: each memo of a test an hour older than the one before.
         let age = 3600.0 * Double(try recorder.managedMemos().count + 1)
         let name = MemoNaming.fileName(date: Date(timeIntervalSinceNow: -age), title: title, format: format)
-        let memo = try addMemo(samples, named: name, format: format, title: title, date: "2026-12-03T10:00:00Z")
+        let memo = try addMemo(
+            samples, named: name, format: format, title: title, date: "2026-12-03T10:00:00Z", retag: retag)
         return (memo, memoDirectory.appendingPathComponent(name))
     }
 
@@ -121,6 +124,57 @@ final class TrimAcceptanceTests: RecorderTestCase {
         // The same bitrate: half the audio, about half the bytes.
         let newSize = try XCTUnwrap(try recorder.memoProperty(memo, MemoMember.size).uint64)
         XCTAssertEqual(Double(newSize) / Double(size), 0.5, accuracy: 0.1, "\(size) → \(newSize) bytes")
+    }
+
+    /// An MP3 memo is encoded again too (LAME once refused the level a quiet memo's bitrate
+    /// maps to): 5 s within one MPEG frame (1152 samples), as libsndfile and ffmpeg decode it,
+    /// the old version in the trash.
+    func testAnMP3MemoIsEncodedAgainWithinOneFrame() throws {
+        let (memo, file) = try addTitledMemo(Self.clickTone(), format: .mp3, title: "Click mp3")
+        let bytes = try Data(contentsOf: file)
+        _ = try recorder.callMemo(memo, MemoMember.trim, [.double(2.5), .double(7.5)])
+        let reader = try SoundFileReader(path: file.path)
+        let decoded = try ExternalTags.decodedFrames(ofFileAt: file.path)
+        print(
+            "the MP3 trimmed to 2.5…7.5 s: \(reader.frameCount) frames by libsndfile, \(decoded) by ffmpeg, of 240000")
+        XCTAssertEqual(reader.frameCount, 5 * Self.sampleRate, accuracy: 1152, "libsndfile's frames")
+        XCTAssertEqual(decoded, 5 * Self.sampleRate, accuracy: 1152, "ffmpeg's frames")
+        XCTAssertEqual(try recorder.memoProperty(memo, MemoMember.duration).double ?? 0, 5, accuracy: 0.024)
+        XCTAssertEqual(reader.title, "Click mp3")
+        let tone = AudioAnalysis.normalized(Array(reader.readInt16()[48_000..<96_000]))
+        XCTAssertEqual(AudioAnalysis.dominantFrequency(tone, sampleRate: 48_000), 440, accuracy: 2)
+        let trashed = try FileManager.default.contentsOfDirectory(atPath: trash.filesDirectory)
+        XCTAssertEqual(trashed, [file.lastPathComponent])
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: trash.filesDirectory + "/" + trashed[0])), bytes)
+    }
+
+    /// Memos given extra tags by other programs (metaflac, ffmpeg: a picture, custom and
+    /// repeated fields, a FLAC APPLICATION block, ID3v2.4 APIC, TXXX and COMM, WAV IART and
+    /// ICMT and an unknown chunk) keep every one through a trim, as those programs read them.
+    func testATrimKeepsEveryTagOtherProgramsWrote() throws {
+        let picture = try ExternalTags.makePicture(in: fixture.session.root.path)
+        let pictureBytes = try Data(contentsOf: URL(fileURLWithPath: picture))
+        for format in [AudioFormat.flac, .opus, .mp3, .wav] {
+            let title = "Tagged \(format.rawValue)"
+            let (memo, file) = try addTitledMemo(Self.clickTone(), format: format, title: title) {
+                try ExternalTags.addTags(toFileAt: $0, picture: picture)
+            }
+            let tags = try ExternalTags.tags(ofFileAt: file.path)
+            XCTAssertGreaterThan(tags.count, 4, "\(format): \(tags)")
+
+            _ = try recorder.callMemo(memo, MemoMember.trim, [.double(2.5), .double(7.5)])
+
+            XCTAssertEqual(try SoundFileReader(path: file.path).duration, 5, accuracy: 0.025, "\(format)")
+            XCTAssertEqual(try ExternalTags.tags(ofFileAt: file.path), tags, "\(format)")
+            XCTAssertEqual(try ExternalTags.title(ofFileAt: file.path), title, "\(format)")
+            XCTAssertEqual(try recorder.memoProperty(memo, MemoMember.title).string, title, "\(format)")
+            if format != .wav {
+                XCTAssertEqual(try ExternalTags.pictureBytes(ofFileAt: file.path), pictureBytes, "\(format)")
+            }
+        }
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: memoDirectory.path)
+            .filter { $0.hasPrefix(".") }
+        XCTAssertEqual(leftovers, [], "no temporary file left")
     }
 
     func testTrimSilenceKeepsAFifthOfASecondEitherSide() throws {

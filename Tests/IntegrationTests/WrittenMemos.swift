@@ -9,24 +9,13 @@ import XCTest
 extension RecorderTestCase {
     /// Writes `samples` (48 kHz mono) as a memo file `name` of `format` into the memo
     /// directory, tagged with `title` and `date`; written aside and moved in, so the library
-    /// reads it whole. Returns its object once announced (after this call, not before).
+    /// reads it whole; `retag`, given the file's path aside, may tag it as another program
+    /// would first. Returns its object once announced (after this call, not before).
     func addMemo(
         _ samples: [Int16], named name: String, format: AudioFormat = .wav, title: String? = nil,
-        date: String = "2026-12-03"
+        date: String = "2026-12-03", retag: ((String) throws -> Void)? = nil
     ) throws -> ObjectPath {
-        let aside = fixture.session.root.appendingPathComponent(name)
-        var request = RecordingRequest(defaults: RecorderDefaults())
-        (request.format, request.sampleRate, request.channels, request.quality) = (format, 48_000, 1, .medium)
-        let writer = try SoundFileWriter(path: aside.path, request: request, tags: MemoTags(title: title, date: date))
-        try samples.withUnsafeBytes { try writer.write($0, frameCount: samples.count) }
-        try writer.close()
-        let mark = try recorder.markSignals()
-        try FileManager.default.createDirectory(at: fixture.session.memoDirectory, withIntermediateDirectories: true)
-        try FileManager.default.moveItem(at: aside, to: fixture.session.memoDirectory.appendingPathComponent(name))
-        let memo = Contract.memoPath(id: MemoNaming.memoID(forFileName: name))
-        try recorder.waitForSignal("InterfacesAdded", timeout: .seconds(5), after: mark) {
-            $0.arguments.first?.objectPath == memo
-        }
-        return memo
+        try recorder.addMemo(
+            samples, named: name, in: fixture.session, format: format, title: title, date: date, retag: retag)
     }
 }

@@ -28,7 +28,7 @@ struct ContractXMLTests {
         #expect(typed.methods == published.methods)
         #expect(typed.signals == published.signals)
         #expect(typed.properties == published.properties)
-        #expect(published.methods.count == 14 && published.signals.count == 8 && published.properties.count == 21)
+        #expect(published.methods.count == 14 && published.signals.count == 8 && published.properties.count == 24)
     }
 
     @Test func theMemoInterfaceIsTheXMLs() throws {
@@ -38,7 +38,7 @@ struct ContractXMLTests {
         #expect(typed.methods == published.methods)
         #expect(typed.signals == published.signals)
         #expect(typed.properties == published.properties)
-        #expect(published.methods.count == 7 && published.signals.isEmpty && published.properties.count == 9)
+        #expect(published.methods.count == 9 && published.signals.isEmpty && published.properties.count == 11)
     }
 
     @Test func eachMemberHasOneValue() {

@@ -12,6 +12,7 @@ struct RecorderPropertyTests {
             .meteringEnabled: "MeteringEnabled", .notificationsEnabled: "NotificationsEnabled",
             .trayEnabled: "TrayEnabled", .skipSilence: "SkipSilence", .playbackRate: "PlaybackRate",
             .systemAudio: "SystemAudio", .noiseSuppression: "NoiseSuppression", .autoGain: "AutoGain",
+            .transcribeNewMemos: "TranscribeNewMemos", .transcriptionModel: "TranscriptionModel",
         ]
         #expect(names.count == RecorderProperty.allCases.count)
         for property in RecorderProperty.allCases { #expect(property.name == names[property]) }

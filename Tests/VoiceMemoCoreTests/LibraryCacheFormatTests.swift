@@ -24,10 +24,19 @@ struct LibraryCacheFormatTests {
         #expect(LibraryCacheFormat.decode(bytes) == memos)
     }
 
+    @Test func aTranscriptOfManyLinesIsOneFieldAndSurvives() {
+        var spoken = memo("t.opus")
+        spoken.transcript = "WEBVTT\n\n00:00:00.430 --> 00:00:02.000\nCall the plumber\tback\\now\n"
+        let bytes = LibraryCacheFormat.encode([spoken, memo("u.opus")])
+        #expect(bytes.filter { $0 == UInt8(ascii: "\n") }.count == 3, "the header and one line per memo")
+        #expect(LibraryCacheFormat.decode(bytes) == [spoken, memo("u.opus")])
+        #expect(LibraryCacheFormat.decode(bytes)[1].transcript == nil, "none stays none, not empty")
+    }
+
     @Test func aDamagedLineIsSkippedAndTheRestKept() {
         var text = String(decoding: LibraryCacheFormat.encode([memo("a.opus"), memo("b.opus")]), as: UTF8.self)
         text = text.replacing("a.opus\tNotes\topus", with: "a.opus\tNotes\tmp4")
-        text += "garbage\twithout\tfields\n" + "bad\\escape.opus\tx\topus\t1\t1\t1\t1\t1\t1\n"
+        text += "garbage\twithout\tfields\n" + "bad\\escape.opus\tx\topus\t1\t1\t1\t1\t1\t1\t\n"
         #expect(LibraryCacheFormat.decode(Array(text.utf8)).map(\.fileName) == ["b.opus"])
     }
 
@@ -35,12 +44,12 @@ struct LibraryCacheFormatTests {
         #expect(LibraryCacheFormat.decode([UInt8]()).isEmpty)
         #expect(LibraryCacheFormat.decode(Array("[{\"id\":\"x\"}]".utf8)).isEmpty, "the old JSON cache")
         let newer =
-            Array("voicememo-library-cache 3\n".utf8) + LibraryCacheFormat.encode([memo("a.opus")]).dropFirst(26)
+            Array("voicememo-library-cache 4\n".utf8) + LibraryCacheFormat.encode([memo("a.opus")]).dropFirst(26)
         #expect(LibraryCacheFormat.decode(newer).isEmpty)
     }
 
     @Test func infiniteOrNonNumericFieldsAreRejected() {
-        let line = "x.opus\tt\topus\t1\tinf\t48000\t1\t10\t1\ny.opus\tt\topus\tnow\t1\t48000\t1\t10\t1\n"
+        let line = "x.opus\tt\topus\t1\tinf\t48000\t1\t10\t1\t\ny.opus\tt\topus\tnow\t1\t48000\t1\t10\t1\t\n"
         #expect(LibraryCacheFormat.decode(Array((LibraryCacheFormat.header + "\n" + line).utf8)).isEmpty)
     }
 }

@@ -156,6 +156,21 @@ struct MemoCatalogPagingTests {
         catalog.remove(id: id("a.wav"))
         #expect(catalog.find("muller").isEmpty)
     }
+
+    @Test func searchFindsWhatWasSaidAndFollowsANewTranscript() {
+        var said = memo("a.wav", created: 1, title: "Monday")
+        said.transcript = "WEBVTT\n\n00:01:42.000 --> 00:01:45.500\nCall the plumber about the Pipe.\n"
+        var catalog = MemoCatalog([said, memo("b.wav", created: 2, title: "Tuesday")])
+        let id = MemoNaming.memoID(forFileName: "a.wav")
+        #expect(catalog.find("PLUMBER") == [id])
+        #expect(catalog.find("the pipe") == [id], "case ignored across words")
+        #expect(catalog.find("00:01").isEmpty, "the cue times are not words")
+        #expect(catalog.find("webvtt").isEmpty)
+        said.transcript = "WEBVTT\n\n00:00:01.000 --> 00:00:02.000\nNothing of the sort\n"
+        catalog.insert(said)
+        #expect(catalog.find("plumber").isEmpty, "a new transcript is searched")
+        #expect(catalog.find("sort") == [id])
+    }
 }
 
 @Suite("Search text")

@@ -97,4 +97,13 @@ struct MemoTrimTests {
                 == Quality.medium.compressionLevel)
         #expect(ReencodingLevel.compressionLevel(format: .wav, bitsPerSecond: 768_000, channels: 1) == nil)
     }
+
+    /// LAME answers an error for libsndfile's level 1 (its VBR quality 10), so an MP3 memo
+    /// whose bitrate is nearest the `min` quality's is encoded again just below it.
+    @Test func anMP3AtTheLowestQualityGetsALevelLAMETakes() throws {
+        let level = try #require(ReencodingLevel.compressionLevel(format: .mp3, bitsPerSecond: 30_000, channels: 1))
+        #expect(level < 1 && level >= 0.999)
+        #expect(AudioFormat.mp3.compressionLevel(at: .min) * 10 <= 9.999)
+        #expect(AudioFormat.opus.compressionLevel(at: .min) == 1)
+    }
 }

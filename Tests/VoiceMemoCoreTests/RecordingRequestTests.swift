@@ -40,6 +40,16 @@ struct RecordingRequestTests {
         #expect(request.frameLimit == 30 * 44100)
     }
 
+    @Test func transcribeFollowsTheSettingUnlessTheOptionSays() throws {
+        #expect(try request([:]).transcribes == false)
+        #expect(try request(["transcribe": .boolean(true)]).transcribes == true)
+        var defaults = RecorderDefaults()
+        defaults.transcribeNewMemos = true
+        #expect(RecordingRequest(defaults: defaults).transcribes == true)
+        let refused = try RecordingRequest(defaults: defaults, options: ["transcribe": .boolean(false)], now: now)
+        #expect(refused.transcribes == false)
+    }
+
     @Test func emptySourceFollowsTheDefault() throws {
         #expect(try request(["source": .string("")]).source == nil)
     }

@@ -53,6 +53,10 @@ struct SettingsDocumentTests {
         BadValue(key: "playbackRate", json: "null", says: "must be a number"),
         BadValue(key: "systemAudio", json: "\"true\"", says: "must be true or false"),
         BadValue(key: "systemAudio", json: "1", says: "must be true or false"),
+        BadValue(key: "transcribeNewMemos", json: "\"true\"", says: "must be true or false"),
+        BadValue(key: "transcriptionModel", json: "\"../tiny.en\"", says: "must be a model name such as tiny.en"),
+        BadValue(key: "transcriptionModel", json: "\"\"", says: "must be a model name"),
+        BadValue(key: "transcriptionModel", json: "7", says: "must be a string"),
         BadValue(key: "reconnectTimeout", json: "1e300", says: "from 0 to a week"),
         BadValue(key: "reconnectTimeout", json: "-1", says: "got -1.0"),
         BadValue(key: "reconnectTimeout", json: "604801", says: "got 604801.0"),
@@ -66,6 +70,7 @@ struct SettingsDocumentTests {
         "isMeteringEnabled": "true", "areNotificationsEnabled": "true", "reconnectTimeout": "5",
         "resumeAfterSleep": "false", "isTrayEnabled": "false", "skipsSilence": "true",
         "playbackRate": "1.5", "systemAudio": "true", "noiseSuppression": "true", "autoGain": "true",
+        "transcribeNewMemos": "true", "transcriptionModel": "\"/opt/models/small\"",
     ]
 
     static func document(_ values: [String: String]) -> SettingsDocument {
@@ -90,6 +95,8 @@ struct SettingsDocumentTests {
         defaults.systemAudio = true
         defaults.noiseSuppression = true
         defaults.autoGain = true
+        defaults.transcribeNewMemos = true
+        defaults.transcriptionModel = "/opt/models/small"
         return defaults
     }
 
@@ -140,6 +147,8 @@ struct SettingsDocumentTests {
         case "systemAudio": expected.systemAudio = RecorderDefaults().systemAudio
         case "noiseSuppression": expected.noiseSuppression = RecorderDefaults().noiseSuppression
         case "autoGain": expected.autoGain = RecorderDefaults().autoGain
+        case "transcribeNewMemos": expected.transcribeNewMemos = RecorderDefaults().transcribeNewMemos
+        case "transcriptionModel": expected.transcriptionModel = RecorderDefaults().transcriptionModel
         default: Issue.record("no such key \(bad.key)")
         }
         #expect(document.defaults == expected)

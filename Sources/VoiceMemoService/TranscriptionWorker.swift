@@ -1,0 +1,157 @@
+import Dispatch
+import FoundationEssentials
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// One run of the speech worker (`data/voicememo-transcriber`): a child process that reads
+/// memo paths on its standard input and answers one JSON object per line on its standard
+/// output; its standard error goes where the daemon's does (the journal). The daemon never
+/// loads Python or a model: a crash, a hang or a runaway allocation stays in the child.
+final class TranscriptionWorker: @unchecked Sendable {
+    /// What the worker says, one line each.
+    struct Message: Decodable, Sendable {
+        var event: String
+        var path: String?
+        var start: Double?
+        var end: Double?
+        var text: String?
+        var reason: String?
+    }
+
+    let pid: pid_t
+    /// The write end of the child's standard input; -1 once closed.
+    private var input: Int32
+
+    /// Starts `arguments[0]` with `arguments`; each line it prints is decoded and handed to
+    /// `received` on `queue`, and `exited` runs there once its output has ended and it has
+    /// been reaped (its status as `waitpid` gives it).
+    init(
+        arguments: [String], queue: DispatchQueue, received: @escaping @Sendable (Message) -> Void,
+        exited: @escaping @Sendable (Int32) -> Void
+    ) throws(WorkerError) {
+        let toChild = try Self.makePipe()
+        let fromChild: [Int32]
+        do {
+            fromChild = try Self.makePipe()
+        } catch {
+            close(toChild[0])
+            close(toChild[1])
+            throw error
+        }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        // dup2 onto 0 and 1 clears close-on-exec there; every other descriptor stays closed.
+        posix_spawn_file_actions_adddup2(&actions, toChild[0], 0)
+        posix_spawn_file_actions_adddup2(&actions, fromChild[1], 1)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        // The daemon ignores SIGPIPE; the worker should die of a broken pipe as usual.
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        sigaddset(&defaults, SIGPIPE)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF))
+        var child: pid_t = 0
+        let argv = arguments.map { strdup($0) } + [nil]
+        defer { for argument in argv { free(argument) } }
+        let status = posix_spawn(&child, arguments[0], &actions, &attributes, argv, environ)
+        close(toChild[0])
+        close(fromChild[1])
+        guard status == 0 else {
+            close(toChild[1])
+            close(fromChild[0])
+            throw WorkerError("cannot start \(arguments[0])", errno: status)
+        }
+        pid = child
+        input = toChild[1]
+        Self.read(from: fromChild[0], of: child, queue: queue, received: received, exited: exited)
+    }
+
+    /// A pipe whose ends a later child does not inherit. (Glibc's module lacks `pipe2`; the
+    /// daemon starts no other process while it makes one.)
+    private static func makePipe() throws(WorkerError) -> [Int32] {
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { throw WorkerError("cannot make a pipe", errno: errno) }
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        return ends
+    }
+
+    /// Reads the worker's lines on a thread of their own, blocking: a pipe read per line at
+    /// most, and the thread ends with the worker.
+    private static func read(
+        from descriptor: Int32, of child: pid_t, queue: DispatchQueue,
+        received: @escaping @Sendable (Message) -> Void, exited: @escaping @Sendable (Int32) -> Void
+    ) {
+        DispatchQueue.global(qos: .utility).async {
+            let decoder = JSONDecoder()
+            var pending: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 16384)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else { break }
+                pending.append(contentsOf: buffer[..<count])
+                while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                    let line = Array(pending[..<newline])
+                    pending.removeSubrange(...newline)
+                    guard !line.isEmpty else { continue }
+                    if let message = try? decoder.decode(Message.self, from: Data(line)) {
+                        queue.async { received(message) }
+                    } else {
+                        Log.warning(
+                            "transcription worker: unreadable line: \(String(decoding: line.prefix(200), as: UTF8.self))"
+                        )
+                    }
+                }
+            }
+            close(descriptor)
+            var status: Int32 = 0
+            while waitpid(child, &status, 0) < 0 && errno == EINTR {}
+            let ended = status
+            queue.async { exited(ended) }
+        }
+    }
+
+    /// Asks the worker to transcribe the file at `path`; false if it can no longer be told.
+    @discardableResult
+    func transcribe(_ path: String) -> Bool {
+        guard input >= 0 else { return false }
+        let line = Array((path + "\n").utf8)
+        var written = 0
+        while written < line.count {
+            let count = line[written...].withUnsafeBytes { write(input, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { return false }
+            written += count
+        }
+        return true
+    }
+
+    /// Closes the worker's input: it finishes what it was given and exits.
+    func finish() {
+        guard input >= 0 else { return }
+        close(input)
+        input = -1
+    }
+
+    /// Ends the worker at once (a hang, or a memo deleted or trimmed under it).
+    func kill() {
+        finish()
+        _ = Glibc.kill(pid, SIGKILL)
+    }
+
+    deinit { finish() }
+}
+
+/// Why the worker could not be started, with the system's reason.
+struct WorkerError: Error, CustomStringConvertible {
+    let description: String
+
+    init(_ what: String, errno code: Int32) {
+        description = "\(what): \(String(cString: strerror(code)))"
+    }
+}
