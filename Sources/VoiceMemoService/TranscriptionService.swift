@@ -192,7 +192,7 @@ package final class TranscriptionService: @unchecked Sendable {
         }
     }
 
-    private func hear(_ message: TranscriptionWorker.Message) {
+    private func hear(_ message: WorkerMessage) {
         switch message.event {
         case "ready":
             apply(jobs.handle(.workerReady))

@@ -1,25 +1,16 @@
 import Dispatch
 import FoundationEssentials
+import VoiceMemoCore
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
 /// One run of the speech worker (`data/voicememo-transcriber`): a child process that reads
-/// memo paths on its standard input and answers one JSON object per line on its standard
+/// memo paths on its standard input and answers one `WorkerMessage` per line on its standard
 /// output; its standard error goes where the daemon's does (the journal). The daemon never
 /// loads Python or a model: a crash, a hang or a runaway allocation stays in the child.
 final class TranscriptionWorker: @unchecked Sendable {
-    /// What the worker says, one line each.
-    struct Message: Decodable, Sendable {
-        var event: String
-        var path: String?
-        var start: Double?
-        var end: Double?
-        var text: String?
-        var reason: String?
-    }
-
     let pid: pid_t
     /// The write end of the child's standard input; -1 once closed.
     private var input: Int32
@@ -28,7 +19,7 @@ final class TranscriptionWorker: @unchecked Sendable {
     /// `received` on `queue`, and `exited` runs there once its output has ended and it has
     /// been reaped (its status as `waitpid` gives it).
     init(
-        arguments: [String], queue: DispatchQueue, received: @escaping @Sendable (Message) -> Void,
+        arguments: [String], queue: DispatchQueue, received: @escaping @Sendable (WorkerMessage) -> Void,
         exited: @escaping @Sendable (Int32) -> Void
     ) throws(WorkerError) {
         let toChild = try Self.makePipe()
@@ -84,10 +75,9 @@ final class TranscriptionWorker: @unchecked Sendable {
     /// most, and the thread ends with the worker.
     private static func read(
         from descriptor: Int32, of child: pid_t, queue: DispatchQueue,
-        received: @escaping @Sendable (Message) -> Void, exited: @escaping @Sendable (Int32) -> Void
+        received: @escaping @Sendable (WorkerMessage) -> Void, exited: @escaping @Sendable (Int32) -> Void
     ) {
         DispatchQueue.global(qos: .utility).async {
-            let decoder = JSONDecoder()
             var pending: [UInt8] = []
             var buffer = [UInt8](repeating: 0, count: 16384)
             while true {
@@ -99,7 +89,7 @@ final class TranscriptionWorker: @unchecked Sendable {
                     let line = Array(pending[..<newline])
                     pending.removeSubrange(...newline)
                     guard !line.isEmpty else { continue }
-                    if let message = try? decoder.decode(Message.self, from: Data(line)) {
+                    if let message = WorkerMessage(line: line) {
                         queue.async { received(message) }
                     } else {
                         Log.warning(

@@ -155,10 +155,7 @@ class Worker:
             raise AssertionError(f"the worker said nothing for {ANSWER_SECONDS} s")
         if line is None:
             return None
-        try:
-            return json.loads(line)
-        except ValueError:
-            raise AssertionError(f"the worker wrote a line that is not JSON: {line!r}")
+        return decode(line)
 
     def until_finished(self, path):
         """The segments for `path` and the message that ends it (done or failed)."""
@@ -190,6 +187,29 @@ class Worker:
         while (message := self.answer()) is not None:
             rest.append(message)
         return self.process.wait(timeout=ANSWER_SECONDS), rest
+
+
+# The protocol's fields whose values are numbers, and the one that is a JSON object.
+NUMBERS = {"start", "end", "duration"}
+ESCAPES = {"\\": "\\", "t": "\t", "n": "\n", "r": "\r"}
+
+
+def decode(line):
+    """One line of the worker's protocol as a dict ("event" and each field), read as strictly
+    as the daemon reads it (WorkerMessage): a field without "=" or an unknown escape fails."""
+    if not line.endswith("\n"):
+        raise AssertionError(f"the worker wrote a line without its line feed: {line!r}")
+    event, *fields = line[:-1].split("\t")
+    if not event or "=" in event:
+        raise AssertionError(f"the worker wrote a line without an event: {line!r}")
+    message = {"event": event}
+    for field in fields:
+        key, equals, raw = field.partition("=")
+        if not equals or re.search(r"\\([^\\tnr]|$)", raw.replace("\\\\", "")):
+            raise AssertionError(f"the worker wrote a field the protocol does not have: {field!r} in {line!r}")
+        value = re.sub(r"\\(.)", lambda match: ESCAPES[match.group(1)], raw)
+        message[key] = float(value) if key in NUMBERS else json.loads(value) if key == "priority" else value
+    return message
 
 
 def scheduling_policy(pid):
