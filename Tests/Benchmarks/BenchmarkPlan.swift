@@ -23,6 +23,9 @@ struct BenchmarkPlan {
     var callerRuns: Int
     /// Calls of each library query (a `ListMemos` page, each `FindMemos`) from GLib.
     var queryRuns: Int
+    /// The sections to measure, by name (`RecorderBenchmark.sections`), or nil for all: a
+    /// developer's shortcut to a few rows (`VOICEMEMO_BENCH_SECTIONS=idle,transcription`).
+    var sections: Set<String>? = nil
 
     /// The figures of the README and `.build/bench.md`.
     static let full = BenchmarkPlan(
@@ -36,10 +39,15 @@ struct BenchmarkPlan {
         memoCount: 100, idleWindow: .seconds(1), continuityRecording: .seconds(2),
         callerRuns: 200, queryRuns: 5)
 
-    /// `full` when `VOICEMEMO_BENCH=full` (as `make bench` sets), otherwise `smoke`.
+    /// `full` when `VOICEMEMO_BENCH=full` (as `make bench` sets), otherwise `smoke`; narrowed
+    /// to the sections `VOICEMEMO_BENCH_SECTIONS` names, if it is set.
     static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> BenchmarkPlan
     {
-        environment["VOICEMEMO_BENCH"] == "full" ? .full : .smoke
+        var plan = environment["VOICEMEMO_BENCH"] == "full" ? full : smoke
+        if let names = environment["VOICEMEMO_BENCH_SECTIONS"], !names.isEmpty {
+            plan.sections = Set(names.split(separator: ",").map { String($0) })
+        }
+        return plan
     }
 
     /// Whether this is the full plan (the table says which it is).
