@@ -58,6 +58,10 @@ package enum TagJournal {
             let end = min(write.offset + Int64(write.bytes.count), file.size)
             journal.runs.append((write.offset, try file.read(at: write.offset, count: Int(end - write.offset))))
         }
+        if let length = edit.length, length < file.size {
+            // What a shrink cuts off is old bytes too.
+            journal.runs.append((length, try file.read(at: length, count: Int(file.size - length))))
+        }
         try writeDurably(journal.bytes, to: journalPath, memoPath: file.path, stoppingEarly: step == .journalWritten)
         if step == .journalWritten { return }
         if step == .journalSynced { return }

@@ -233,15 +233,27 @@ enum InPlaceCase: CaseIterable, Sendable {
     case waveInRoom
     /// A WAV memo's list appended, the old one renamed `JUNK`, the RIFF size changed.
     case waveAppended
+    /// A WAV memo's list, last in the file, rewritten shorter there: the file shrinks.
+    case waveShrunkAtTheEnd
     /// A FLAC memo's comments written into its padding.
     case flacPadding
 
-    var oldTitle: String { self == .flacPadding ? "Padded" : MemoFixture.originalTitle }
+    var oldTitle: String {
+        switch self {
+        case .waveInRoom, .waveAppended: MemoFixture.originalTitle
+        case .waveShrunkAtTheEnd: InPlaceTagTests.hugeTitle
+        case .flacPadding: "Padded"
+        }
+    }
     var newTitle: String { self == .waveAppended ? InPlaceTagTests.hugeTitle : "A new title" }
 
     func memo() throws -> MemoFixture {
         switch self {
         case .waveInRoom, .waveAppended: return try MemoFixture(.wav)
+        case .waveShrunkAtTheEnd:
+            let memo = try MemoFixture(.wav)
+            try TagEditor.setTitle(oldTitle, ofFileAt: memo.path, container: .wav)
+            return memo
         case .flacPadding:
             let memo = try MemoFixture(.flac)
             try TagEditor.setTitle(oldTitle, ofFileAt: memo.path, container: .flac)
