@@ -21,14 +21,26 @@ final class RenameInPlaceTests: RecorderTestCase {
     /// A memo as the daemon records a WAV past 4 GiB: RF64 with its ds64 sizes, a LIST chunk
     /// with the title and the room after it, then 4.3 GB of (sparse) 16-bit mono audio.
     func testA43GBRF64MemoIsRenamedInPlaceAndSurvivesKills() throws {
+        try exerciseRF64(room: SoundFileWriter.waveTagRoom)
+    }
+
+    /// The same memo as recorded before the daemon left room: the first rename moves the
+    /// LIST chunk to the end of the file (the old one becomes JUNK, the ds64 size grows),
+    /// and the later ones rewrite it there.
+    func testA43GBRF64MemoWithoutRoomIsRenamedAtItsEndAndSurvivesKills() throws {
+        try exerciseRF64(room: nil)
+    }
+
+    private func exerciseRF64(room: Int?) throws {
         let title = "Night shift"
         let name = MemoNaming.fileName(date: Date(timeIntervalSinceNow: -7200), title: title, format: .wav)
         let dataSize: Int64 = 4_300_000_000
         let staged = fixture.session.root.appendingPathComponent(name)
         defer { try? FileManager.default.removeItem(at: staged) }
-        XCTAssertTrue(FileManager.default.createFile(atPath: staged.path, contents: Self.rf64Header(title: title)))
+        let header = Self.rf64Header(title: title, room: room, dataSize: dataSize)
+        XCTAssertTrue(FileManager.default.createFile(atPath: staged.path, contents: header))
         let handle = try FileHandle(forWritingTo: staged)
-        try handle.truncate(atOffset: UInt64(Self.rf64Header(title: title).count) + UInt64(dataSize))
+        try handle.truncate(atOffset: UInt64(header.count) + UInt64(dataSize))
         try handle.close()
         let duration = Double(dataSize / 2) / Double(Self.sampleRate)
         XCTAssertEqual(try ffprobeDuration(staged.path), duration, accuracy: 0.01, "ffprobe reads the whole length")
@@ -151,8 +163,9 @@ final class RenameInPlaceTests: RecorderTestCase {
         print("after each kill (* a journal or copy was left): \(outcomes.joined(separator: " "))")
     }
 
-    /// The RF64 header the daemon's writer makes past 4 GiB, for `dataSize` set later by truncation.
-    private static func rf64Header(title: String) -> Data {
+    /// The RF64 header the daemon's writer makes past 4 GiB (with `room` bytes of JUNK after
+    /// the LIST chunk, or none), for `dataSize` bytes of audio added by truncation.
+    private static func rf64Header(title: String, room: Int?, dataSize: Int64) -> Data {
         var data = Data()
         func append(_ text: String) { data.append(contentsOf: Array(text.utf8)) }
         func append32(_ value: UInt32) { withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) } }
@@ -162,9 +175,7 @@ final class RenameInPlaceTests: RecorderTestCase {
             let bytes = Array(text.utf8) + [0] + (text.utf8.count % 2 == 0 ? [0] : [])
             info += Array(id.utf8) + withUnsafeBytes(of: UInt32(text.utf8.count + 1).littleEndian) { Array($0) } + bytes
         }
-        let room = SoundFileWriter.waveTagRoom
-        let headerSize = 12 + (8 + 28) + (8 + 16) + (8 + info.count) + (8 + room) + 8
-        let dataSize: Int64 = 4_300_000_000
+        let headerSize = 12 + (8 + 28) + (8 + 16) + (8 + info.count) + (room.map { 8 + $0 } ?? 0) + 8
         append("RF64")
         append32(UInt32.max)
         append("WAVE")
@@ -183,9 +194,11 @@ final class RenameInPlaceTests: RecorderTestCase {
         append("LIST")
         append32(UInt32(info.count))
         data.append(contentsOf: info)
-        append("JUNK")
-        append32(UInt32(room))
-        data.append(Data(count: room))
+        if let room {
+            append("JUNK")
+            append32(UInt32(room))
+            data.append(Data(count: room))
+        }
         append("data")
         append32(UInt32.max)
         precondition(data.count == headerSize)
