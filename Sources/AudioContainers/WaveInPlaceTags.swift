@@ -4,9 +4,9 @@
 /// The new list takes the old one's place when it fits there together with the `JUNK` or
 /// `PAD ` chunks right after it (the daemon records a `JUNK` chunk after the list for this,
 /// as broadcast tools leave room), the rest becoming one `JUNK` chunk. A list that is the
-/// file's last chunk (with its padding) simply grows or shrinks there. Otherwise the new list is appended at
-/// the end of the file and the old one renamed `JUNK` in place; the RIFF size (an RF64
-/// file's `ds64` one) follows the file's length.
+/// file's last chunk (with its padding) simply grows or shrinks there. Otherwise the new
+/// list is appended at the end of the file and the old one renamed `JUNK` in place; the
+/// RIFF size (an RF64 file's `ds64` one) follows the file's length.
 extension WaveTags {
     /// The writes that set `field` to `text` (removed when nil) in `file`, or nil when only a
     /// whole rewrite can: several `INFO` lists, bytes after the RIFF data, or a plain WAV
