@@ -79,6 +79,32 @@ final class RenameInPlaceTests: RecorderTestCase {
         try exerciseRenames(of: staged, named: name, title: title, duration: 3600)
     }
 
+    /// What a kill leaves of the renames that still copy the file (Ogg, MP3: a hidden
+    /// `.<name>.tagedit-XXXXXX`) and of an in-place one (its journal, here of an edit stopped
+    /// after its first write) is gone after the next start, the memo under its old title.
+    func testTheNextStartRemovesACopyAndUndoesAJournal() throws {
+        let opus = MemoNaming.fileName(date: Date(timeIntervalSinceNow: -7200), title: "Voice", format: .opus)
+        _ = try addMemo([Int16](repeating: 0, count: 48_000), named: opus, format: .opus, title: "Voice")
+        let wave = MemoNaming.fileName(date: Date(timeIntervalSinceNow: -3600), title: "Wave", format: .wav)
+        let waveMemo = try addMemo([Int16](repeating: 0, count: 48_000), named: wave, format: .wav, title: "Wave")
+        daemon.kill()
+        let copy = memoDirectory.appendingPathComponent(".\(opus).tagedit-Ab12Cd")
+        XCTAssertTrue(FileManager.default.createFile(atPath: copy.path, contents: Data(count: 4096)))
+        let path = memoDirectory.appendingPathComponent(wave).path
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        try TagEditor.setText(
+            String(repeating: "Longer than the room ", count: 60), for: .title, ofFileAt: path, container: .wav,
+            stoppingAfter: .firstRunWritten)
+        XCTAssertNotEqual(try Data(contentsOf: URL(fileURLWithPath: path)), bytes, "half written")
+
+        let restarted = try fixture.launchDaemon()
+        defer { restarted.stop() }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: memoDirectory.path).sorted(), [opus, wave])
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path)), bytes, "the old bytes back")
+        XCTAssertEqual(try recorder.memoProperty(waveMemo, MemoMember.title).string, "Wave")
+        XCTAssertTrue(restarted.log.contains("undone"), restarted.log)
+    }
+
     /// Moves the memo in, renames it twice measuring time and the daemon's writes, then kills
     /// the daemon 20 times in a stream of renames and checks the memo after each.
     private func exerciseRenames(of staged: URL, named name: String, title: String, duration: Double) throws {
