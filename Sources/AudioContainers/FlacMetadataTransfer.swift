@@ -40,6 +40,5 @@ extension FlacTags {
     }
 
     private static let streamInfoType: UInt8 = 0
-    private static let paddingType: UInt8 = 1
     private static let seekTableType: UInt8 = 3
 }

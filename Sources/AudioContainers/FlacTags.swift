@@ -4,7 +4,8 @@
 /// The file is `fLaC`, then metadata blocks (STREAMINFO first, the last one flagged), then
 /// audio frames. Rewriting replaces or inserts the comment block, copies every other block
 /// byte for byte (from the file, so large pictures are never held in memory) and then copies
-/// the frames unchanged.
+/// the frames unchanged. Where the comments fit in the room of the old block and the padding
+/// after it, they are rewritten there instead (`inPlaceEdit`).
 enum FlacTags {
     /// The file's `field` tag, if it has one.
     static func text(of field: TagField, in file: InputFile) throws(TagEditError) -> String? {
@@ -30,6 +31,12 @@ enum FlacTags {
             blocks.insert((commentType, .new(comment.bytes)), at: 1)
         }
 
+        if !layout.blocks.contains(where: { $0.type == paddingType }),
+            let index = blocks.firstIndex(where: { $0.type == commentType })
+        {
+            // Room for the next edit to happen in place (libsndfile writes no padding).
+            blocks.insert((paddingType, .new([UInt8](repeating: 0, count: addedPadding))), at: index + 1)
+        }
         try output.write(Array("fLaC".utf8))
         for (index, block) in blocks.enumerated() {
             let length: Int64
@@ -61,7 +68,10 @@ enum FlacTags {
         case new([UInt8])
     }
 
-    private static let commentType: UInt8 = 4
+    static let commentType: UInt8 = 4
+    /// The PADDING block a whole rewrite adds to a file that has none: titles and a short
+    /// transcript then change in place (`inPlaceEdit`), as after `flac`, which leaves 8 KiB.
+    static let addedPadding = 8192
 
     /// One metadata block: its type and where its body lies in the file.
     struct Block {
@@ -106,7 +116,7 @@ enum FlacTags {
         }
     }
 
-    private static func comment(in block: Block, of file: InputFile) throws(TagEditError) -> VorbisComment {
+    static func comment(in block: Block, of file: InputFile) throws(TagEditError) -> VorbisComment {
         let bytes = try file.read(at: block.range.lowerBound, count: Int(block.range.count))
         return try VorbisComment(parsing: bytes, magicLength: 0, in: file)
     }

@@ -12,6 +12,8 @@ final class InputFile {
     let size: Int64
     /// The file's permission bits, owner and group, which the replacement keeps.
     let mode: mode_t, owner: uid_t, group: gid_t
+    /// The file's inode number, which names it in a `TagJournal`.
+    let inode: UInt64
     private let descriptor: Int32
 
     /// Opens the regular file at `path` for reading.
@@ -36,6 +38,7 @@ final class InputFile {
         mode = status.st_mode & 0o7777
         owner = status.st_uid
         group = status.st_gid
+        inode = UInt64(status.st_ino)
     }
 
     deinit {

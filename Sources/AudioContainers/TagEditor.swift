@@ -1,3 +1,5 @@
+import Glibc
+
 /// The container a memo file uses, which decides where its tags live.
 public enum TagContainer: Sendable {
     /// RIFF WAVE (and RF64): entries of a `LIST`/`INFO` chunk.
@@ -58,24 +60,53 @@ public struct TagEditError: Error, CustomStringConvertible {
 /// Reads and replaces the title and transcript tags of finished memo files without
 /// re-encoding their audio.
 ///
-/// libsndfile can only write tags while it creates a file, so renaming a memo rewrites the
-/// file's tag structures here: every audio byte is copied unchanged into a new file beside the
-/// original, which then atomically replaces it (see `AtomicFileReplacement`).
+/// libsndfile can only write tags while it creates a file, so the tag structures are edited
+/// here. A WAV (or RF64) file's `LIST` chunk and a FLAC file's comments are rewritten in
+/// place where there is room (`WaveTags.inPlaceEdit`, `FlacTags.inPlaceEdit`) under a
+/// `TagJournal`, so a crash leaves the old tags or the new ones; otherwise (Ogg, MP3, a
+/// FLAC file without padding) every audio byte is copied unchanged into a new file beside
+/// the original, which then atomically replaces it (see `AtomicFileReplacement`).
 public enum TagEditor {
     /// Replaces the file's `field` tag with `text` (nil or empty: removes it), keeping every
     /// other tag and every audio byte.
     ///
-    /// The file is parsed completely before it is replaced; a malformed or truncated file throws
-    /// and is left as it was. The new file keeps the original's permission bits.
+    /// The file is parsed completely before it is changed; a malformed or truncated file throws
+    /// and is left as it was. A rewritten file keeps the original's permission bits.
     public static func setText(
         _ text: String?, for field: TagField, ofFileAt path: String, container: TagContainer
     ) throws(TagEditError) {
+        try setText(text, for: field, ofFileAt: path, container: container, stoppingAfter: nil)
+    }
+
+    /// `setText(_:for:ofFileAt:container:)`, stopped after `step` of an in-place edit as a
+    /// crash there would stop it (for tests); returns whether the edit was made in place.
+    @discardableResult
+    package static func setText(
+        _ text: String?, for field: TagField, ofFileAt path: String, container: TagContainer,
+        stoppingAfter step: TagJournal.Step?
+    ) throws(TagEditError) -> Bool {
         guard !(text?.utf8.contains(0) ?? false) else {
             throw TagEditError(
                 path: path, message: "the \(field) contains a NUL character, which no tag format can store")
         }
         let newText = text?.isEmpty ?? true ? nil : text
+        // The real file behind a link is edited, and its journal lies beside it.
+        let path = DurableRename.resolvingLinks(path)
+        // A journal left by a crash is about these very bytes: the old ones go back first.
+        try TagJournal.recover(memoAt: path)
         let input = try InputFile(path: path)
+        let edit: InPlaceEdit?
+        switch container {
+        // A read-only file can still be replaced by a new one, as its directory allows.
+        case _ where access(path, W_OK) != 0: edit = nil
+        case .wav: edit = try WaveTags.inPlaceEdit(input, setting: field, to: newText)
+        case .flac: edit = try FlacTags.inPlaceEdit(input, setting: field, to: newText)
+        case .ogg, .mp3: edit = nil
+        }
+        if let edit {
+            try TagJournal.apply(edit, to: input, stoppingAfter: step)
+            return true
+        }
         let output = try AtomicFileReplacement(replacing: input)
         do {
             switch container {
@@ -89,6 +120,14 @@ public enum TagEditor {
             output.discard()
             throw error
         }
+        return false
+    }
+
+    /// Undoes the in-place edits a crash cut short in `directory` (see `TagJournal`), so each
+    /// memo reads as before its edit; at the daemon's start, before the memos are read.
+    /// Returns a line about each memo that needed it, for the log.
+    public static func recoverInterruptedEdits(in directory: String) -> [String] {
+        TagJournal.recoverAll(in: directory)
     }
 
     /// Reads the file's `field` tag: nil when the file has none; throws when the file is not a

@@ -114,9 +114,9 @@ enum WaveTags {
         try file.copy(layout.end..<file.size, to: output)
     }
 
-    private static let list = Array("LIST".utf8)
-    private static let data = Array("data".utf8)
-    private static let junk = Array("JUNK".utf8)
+    static let list = Array("LIST".utf8)
+    static let data = Array("data".utf8)
+    static let junk = Array("JUNK".utf8)
 
     /// A top-level chunk: its four-character id and where its body lies in the file.
     struct Chunk {
@@ -197,7 +197,7 @@ enum WaveTags {
 
     /// The entries of a `LIST` chunk of type `INFO`, such as `INAM` (title), `ICRD` (date) and
     /// `ISFT` (software).
-    private struct InfoList {
+    struct InfoList {
         var entries: [(id: [UInt8], data: [UInt8])]
 
         init(entries: [(id: [UInt8], data: [UInt8])]) {

@@ -196,6 +196,24 @@ enum Sndfile {
         return sf_command(handle, command, &value, Int32(MemoryLayout<Int32>.size))
     }
 
+    /// Adds a chunk `id` holding `body` to a WAVE file being written, after its `LIST` chunk
+    /// and before `data` (libsndfile copies the bytes and keeps the chunk when the file
+    /// becomes RF64); only before the first frame.
+    static func addChunk(_ handle: OpaquePointer, id: String, body: [UInt8], path: String) throws(SoundFileError) {
+        var chunk = SF_CHUNK_INFO()
+        withUnsafeMutableBytes(of: &chunk.id) { $0.copyBytes(from: id.utf8.prefix($0.count - 1)) }
+        chunk.id_size = UInt32(id.utf8.count)
+        chunk.datalen = UInt32(body.count)
+        var body = body
+        let status = body.withUnsafeMutableBytes { bytes in
+            chunk.data = bytes.baseAddress
+            return sf_set_chunk(handle, &chunk)
+        }
+        guard status == Int32(SF_ERR_NO_ERROR) else {
+            throw SoundFileError(path: path, message: "cannot add a \(id) chunk: \(lastError(handle))")
+        }
+    }
+
     /// Makes an RF64 file being written a plain RIFF WAVE while it is under 4 GiB (every
     /// WAV reader takes that), turning it into RF64 at the first header update past 4 GiB.
     /// libsndfile takes the flag only before the first frame, and in the size argument.

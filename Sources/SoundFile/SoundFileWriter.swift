@@ -19,6 +19,10 @@ public final class SoundFileWriter: AudioFileSink {
     private let isWave: Bool
     private let sampleType: WrittenSampleType
 
+    /// The bytes of the `JUNK` chunk a WAV memo gets after its `LIST` chunk, so that a title
+    /// of up to about a thousand bytes is rewritten in place.
+    public static let waveTagRoom = 1024
+
     /// Creates `path` for `request`'s format, rate, channels and quality, with `tags` stored.
     public init(path: String, request: RecordingRequest, tags: MemoTags) throws(SoundFileError) {
         self.path = path
@@ -67,6 +71,9 @@ public final class SoundFileWriter: AudioFileSink {
             // would wrap. RF64 carries 64-bit sizes, and libsndfile writes it as a plain WAV
             // (with a JUNK chunk where RF64's sizes go) until the file grows past 4 GiB.
             try Sndfile.enableAutoDowngrade(handle, path: path)
+            // Room after the LIST chunk, as broadcast tools leave: a rename rewrites the list
+            // there, in place, instead of copying the audio (see TagEditor).
+            try Sndfile.addChunk(handle, id: "JUNK", body: [UInt8](repeating: 0, count: waveTagRoom), path: path)
             // The header is rewritten at every synchronize() (each second, and on pause), not
             // after every 20 ms write: that cost a quarter of the client's CPU. The file is
             // valid throughout (a header that lags only hides the newest second, and crash

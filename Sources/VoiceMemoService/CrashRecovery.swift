@@ -24,6 +24,12 @@ package struct CrashRecovery: Sendable {
         leftOpen = RecordingJournal(directory: directory.path).entries()
     }
 
+    /// Undoes each title or transcript change made in place that a crash cut short, so the
+    /// memo reads as before it (see `TagJournal`); before the library reads the memos.
+    package func undoInterruptedTagEdits() {
+        for line in TagEditor.recoverInterruptedEdits(in: directory.path) { Log.warning(line) }
+    }
+
     /// Repairs each memo left open; returns those kept (a file that never got any audio is
     /// removed, as a finished empty memo would be). Touches no journal.
     package func repair() -> [MemoReference] {

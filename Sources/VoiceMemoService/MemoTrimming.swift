@@ -121,21 +121,21 @@ package struct MemoTrimming {
         }
     }
 
-    /// Removes the temporary files a trim cut short by a crash left in `directory`; at
-    /// start-up, before any trim can run.
+    /// Removes the temporary files that a crash left in `directory`: a trim's, and the tag
+    /// editor's copy of a memo (a rename or transcript rewriting a whole Ogg or MP3 file, or
+    /// of a trim's file); at start-up, before any trim or rename can run.
     package static func removeLeftovers(in directory: String) {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         for name in names where isTemporary(name[...]) {
-            if unlink(directory + "/" + name) == 0 { Log.info("removed \(name), left by an interrupted trim") }
+            if unlink(directory + "/" + name) == 0 { Log.info("removed \(name), left by an interrupted file edit") }
         }
     }
 
-    /// Whether `name` is a trim's temporary file, or the tag editor's copy of one (made while
-    /// the original's tags are carried over).
+    /// Whether `name` is a trim's temporary file (`.<memo>.trim-XXXXXX`) or the tag editor's
+    /// (`.<file>.tagedit-XXXXXX`, see `AtomicFileReplacement`).
     private static func isTemporary(_ name: Substring) -> Bool {
         let stem = name.dropLast(6)
-        if stem.hasSuffix(tagEditorMarker) { return isTemporary(stem.dropLast(tagEditorMarker.count)) }
-        return name.hasPrefix(".") && stem.hasSuffix(marker)
+        return name.hasPrefix(".") && (stem.hasSuffix(marker) || stem.hasSuffix(tagEditorMarker))
     }
 
     /// The marker in the name of the tag editor's temporary copy (`AtomicFileReplacement`).

@@ -153,6 +153,7 @@ let (mediaPlayer, tray) = queue.sync {
 // after what a crash left open is repaired.
 queue.async { [library, service, crashRecovery] in
     library.load(after: { @Sendable in
+        crashRecovery.undoInterruptedTagEdits()
         MemoTrimming.removeLeftovers(in: locations.memoDirectory)
         let recovered = crashRecovery.repair()
         queue.async { @Sendable in
