@@ -157,8 +157,11 @@ test: test-deps gnome-shell-extension
 	$(SWIFT) format lint --strict --recursive Sources Tests Package.swift 2>&1 | tee -a $(TEST_LOG) \
 		|| { echo "== style FAILED: 'swift format --in-place --recursive Sources Tests Package.swift' mends most =="; failed="$$failed, style"; }; \
 	echo "== unit tests =="; \
-	$(SWIFT) test --skip-build --disable-xctest --skip '^IntegrationTests\.' --skip '^Benchmarks\.' 2>&1 | tee -a $(TEST_LOG) \
-		|| { echo "== unit tests FAILED =="; failed="$$failed, unit tests"; }; \
+	$(SWIFT) test --skip-build --disable-xctest --skip '^IntegrationTests\.' --skip '^Benchmarks\.' --skip 'LargeWaveTests' \
+		2>&1 | tee -a $(TEST_LOG) || { echo "== unit tests FAILED =="; failed="$$failed, unit tests"; }; \
+	echo "== unit tests: the 4.3 GB WAV memo, alone (its writes keep the disk busy and slow the suites beside it) =="; \
+	$(SWIFT) test --skip-build --disable-xctest --filter 'LargeWaveTests' 2>&1 | tee -a $(TEST_LOG) \
+		|| { echo "== the 4.3 GB WAV memo's test FAILED =="; failed="$$failed, 4.3 GB WAV memo"; }; \
 	echo "== GNOME Shell extension: gjs unit tests, the GNOME 45 form loads =="; \
 	Tests/GnomeShellExtension/run-tests.sh $(EXTENSION_BUILD) 2>&1 \
 		|| { echo "== GNOME Shell extension tests FAILED =="; failed="$$failed, GNOME Shell extension tests"; }; \

@@ -71,7 +71,7 @@ struct CapturePipelineTests {
         let flowed = Mutex<(at: ContinuousClock.Instant?, frames: Int)>((nil, -1))
         let pipeline = CapturePipeline(
             request: RecordingRequest(defaults: RecorderDefaults()), backend: backend, sink: FakeSink(),
-            callbackQueue: queue, timeouts: CaptureTimeouts(stall: 60, readGrace: 0.2)
+            callbackQueue: queue, timeouts: CaptureTimeouts(stall: 3600, readGrace: 0.2)
         ) { event in
             guard case .audioFlowing = event else { return }
             let frames = backend.framesRead.withLock { $0 }

@@ -16,10 +16,11 @@ final class RecorderHarness: Sendable {
 
     /// Timeouts that declare a hung read stalled quickly, for the tests of what follows a stall.
     static let quickStall = CaptureTimeouts(stall: 0.5, readGrace: 0.1)
-    /// The standard grace with a stall far away, for the tests of a read that is late but
-    /// not lost: a loaded machine running the suite in parallel can hold a test back for
-    /// seconds, and the standard 6 s would then declare the late read hung.
-    static let lateNeverStalled = CaptureTimeouts(stall: 60, readGrace: CaptureTimeouts.standard.readGrace)
+    /// The standard grace with a stall an hour away, for the tests of a read that is late but
+    /// not lost. A test's task can wait a minute for a thread while the suites beside it
+    /// block theirs (the 4.3 GB WAV test keeps the disk busy; it ran beside these and
+    /// starved them past a 60 s stall), so "never" is an hour, not a minute.
+    static let lateNeverStalled = CaptureTimeouts(stall: 3600, readGrace: CaptureTimeouts.standard.readGrace)
 
     init(backend: FakeBackend = FakeBackend(), timeouts: CaptureTimeouts = .standard) {
         self.backend = backend
@@ -172,7 +173,8 @@ struct RecorderTests {
 
     @Test func stoppingAScheduledRecordingLeavesNoFile() async throws {
         let harness = RecorderHarness()
-        _ = try await harness.record(["start-at": .int64(Int64(Date().timeIntervalSince1970) + 60)]).get()
+        // An hour away: the stop must come before the start however long the test waits.
+        _ = try await harness.record(["start-at": .int64(Int64(Date().timeIntervalSince1970) + 3600)]).get()
         _ = try await harness.stop().get()
         #expect(try harness.sync { $0.state } == .idle)
         #expect(harness.memoFiles.isEmpty)
