@@ -14,7 +14,7 @@ final class KeptListing {
     /// (the shell extension, the tray and a CLI starting together; a client listing again
     /// after a reconnect; a script polling every few seconds), each a few seconds apart:
     /// half a minute covers them, and the idle daemon is back to its size half a minute after.
-    static let lifetime: DispatchTimeInterval = .seconds(30)
+    static let lifetime: Duration = .seconds(30)
 
     /// The reply that was sent; each later answer is its copy, addressed anew.
     let reply: Message
@@ -44,6 +44,12 @@ final class KeptListing {
 
     /// Counts `lifetime` again from now: the reply just answered a listing.
     func renew() {
-        expiry.schedule(deadline: .now() + Self.lifetime)
+        expiry.schedule(deadline: .now() + .milliseconds(Int(Self.lifetime / .milliseconds(1))))
     }
+}
+
+extension BusObjectServer {
+    /// How long a GetManagedObjects reply is kept after the last listing it answered, so
+    /// a measurement can wait for it to be dropped.
+    public static var keptListingLifetime: Duration { KeptListing.lifetime }
 }
