@@ -16,17 +16,23 @@ public struct BusObjectFamily {
     /// properties' order, as their getters would give them), or nil if it is none: a listing
     /// of thousands then looks each member up once rather than once per property.
     public var propertyValues: (String) -> [[BusValue]]?
+    /// A number that changes whenever what the family lists may have (a member added,
+    /// removed or changed), announced or not: a kept listing of its members is stale once it
+    /// moved. The default never moves, leaving it to the announcements alone.
+    public var revision: () -> Int
 
     /// Declares a family; each name `members` gives must be a valid path element.
     public init(
         parent: ObjectPath, interfaces: [BusInterface], members: @escaping () -> [String],
-        contains: @escaping (Substring) -> Bool, propertyValues: @escaping (String) -> [[BusValue]]?
+        contains: @escaping (Substring) -> Bool, propertyValues: @escaping (String) -> [[BusValue]]?,
+        revision: @escaping () -> Int = { 0 }
     ) {
         self.parent = parent
         self.interfaces = interfaces
         self.members = members
         self.contains = contains
         self.propertyValues = propertyValues
+        self.revision = revision
     }
 
     /// The member's last element if `path` lies directly below `parent`.
@@ -48,6 +54,7 @@ extension BusObjectServer {
     public func export(_ family: BusObjectFamily) {
         dispatchPrecondition(condition: .onQueue(queue))
         families[family.parent] = family
+        forgetKeptListings()
     }
 
     /// Announces a new member of the family below `parent` (InterfacesAdded, below an object manager).

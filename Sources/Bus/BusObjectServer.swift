@@ -23,6 +23,9 @@ public final class BusObjectServer: @unchecked Sendable {
     var managers: Set<ObjectPath> = []
     /// Exported objects their object manager neither lists nor announces (see `export`).
     var unlisted: Set<ObjectPath> = []
+    /// The last GetManagedObjects reply of each manager, by its path, while nothing it
+    /// lists has changed and for a while after its last listing (see `KeptListing`).
+    var keptListings: [ObjectPath: KeptListing] = [:]
     /// When set, only connections of this Unix user may call; others get AccessDenied. A
     /// session bus carries one user, but a misconfigured or shared one may not. Each
     /// caller's user is asked of the bus once, without blocking the queue.
@@ -92,6 +95,7 @@ public final class BusObjectServer: @unchecked Sendable {
         precondition(
             !names.contains { [.properties, .introspectable, .peer, .objectManager].contains($0) },
             "standard interfaces are provided by the server, not exported")
+        forgetKeptListings(showing: path)
         let wasListed = unlisted.remove(path) == nil
         let previous = wasListed ? Set((objects[path] ?? []).map(\.name)) : []
         objects[path] = interfaces
@@ -107,6 +111,7 @@ public final class BusObjectServer: @unchecked Sendable {
     public func unexport(_ path: ObjectPath) {
         dispatchPrecondition(condition: .onQueue(queue))
         guard let removed = objects.removeValue(forKey: path) else { return }
+        forgetKeptListings(showing: path)
         guard unlisted.remove(path) == nil else { return }
         announceRemoved(removed, at: path)
     }
@@ -148,6 +153,7 @@ public final class BusObjectServer: @unchecked Sendable {
     }
 
     private func emitPropertiesChanged(_ properties: [BusProperty], of interface: InterfaceName, on path: ObjectPath) {
+        forgetKeptListings(showing: path)
         var changed: [BusDictionaryEntry] = []
         var invalidated: [String] = []
         for property in properties {

@@ -176,6 +176,17 @@ internal enum LibDBus {
         allocated(dbus_message_new_error(message, error.name.rawValue, error.message))
     }
 
+    /// A reply to the method call `message` that is `template`'s copy: the same body and
+    /// flags, addressed to `message`'s sender and answering its serial. libdbus gives a copy
+    /// no serial and leaves it unlocked (even if `template` was sent), so it can be sent.
+    static func makeReturn(to message: OpaquePointer, copying template: OpaquePointer) -> OpaquePointer {
+        let reply = allocated(dbus_message_copy(template))
+        guard dbus_message_set_reply_serial(reply, dbus_message_get_serial(message)) != 0,
+            dbus_message_set_destination(reply, dbus_message_get_sender(message)) != 0
+        else { fatalError("libdbus: out of memory") }
+        return reply
+    }
+
     private static func allocated(_ message: OpaquePointer?) -> OpaquePointer {
         guard let message else { fatalError("libdbus: out of memory") }
         return message

@@ -76,6 +76,12 @@ internal final class Message: @unchecked Sendable {
         Message(adopting: LibDBus.makeReturn(to: handle))
     }
 
+    /// The successful reply to this method call that carries `template`'s body: a reply
+    /// sent to another call before, answered again without marshalling it again.
+    func makeReturn(copying template: Message) -> Message {
+        template.withUnsafeHandle { Message(adopting: LibDBus.makeReturn(to: handle, copying: $0)) }
+    }
+
     /// The error reply to this method call.
     func makeError(_ error: BusError) -> Message {
         Message(adopting: LibDBus.makeError(to: handle, error))

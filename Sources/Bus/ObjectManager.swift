@@ -48,16 +48,24 @@ extension BusObjectServer {
         }
     }
 
+    /// Answers GetManagedObjects from the kept reply while nothing it lists has changed,
+    /// else marshals the listing and keeps that reply (see `KeptListing`).
     func manageObjects(_ message: Message, member: MemberName, path: ObjectPath) throws(BusError) {
         guard member.rawValue == "GetManagedObjects" else {
             throw .unknownMethod("Interface '\(InterfaceName.objectManager)' has no method '\(member)'")
         }
         try requireSignature("", of: message, method: "GetManagedObjects")
         guard message.expectsReply else { return }
-        let single = objects.filter { $0.key.isDescendant(of: path) && !unlisted.contains($0.key) }
-            .sorted { $0.key.rawValue < $1.key.rawValue }
         let listedFamilies = families.values.filter { $0.parent == path || $0.parent.isDescendant(of: path) }
             .sorted { $0.parent.rawValue < $1.parent.rawValue }
+        let revisions = Dictionary(uniqueKeysWithValues: listedFamilies.map { ($0.parent, $0.revision()) })
+        if let kept = keptListings[path], kept.familyRevisions == revisions {
+            kept.renew()
+            connection.send(message.makeReturn(copying: kept.reply))
+            return
+        }
+        let single = objects.filter { $0.key.isDescendant(of: path) && !unlisted.contains($0.key) }
+            .sorted { $0.key.rawValue < $1.key.rawValue }
         let reply = message.makeReturn()
         reply.appendBody { writer in
             writer.appendArray(of: "{oa{sa{sv}}}") { writer in
@@ -71,6 +79,27 @@ extension BusObjectServer {
             }
         }
         connection.send(reply)
+        // A property that changes unannounced would make a kept reply stale unnoticed.
+        let listedInterfaces = single.flatMap(\.value) + listedFamilies.flatMap(\.interfaces)
+        guard !listedInterfaces.contains(where: { $0.properties.contains { $0.changeSignal == .none } }) else {
+            keptListings[path] = nil
+            return
+        }
+        keptListings[path] = KeptListing(reply: reply, familyRevisions: revisions, queue: queue) {
+            [weak self] listing in
+            if self?.keptListings[path] === listing { self?.keptListings[path] = nil }
+        }
+    }
+
+    /// Drops the kept listings that show the object at `path`: it is about to change.
+    func forgetKeptListings(showing path: ObjectPath) {
+        guard !keptListings.isEmpty else { return }
+        keptListings = keptListings.filter { !path.isDescendant(of: $0.key) }
+    }
+
+    /// Drops every kept listing.
+    func forgetKeptListings() {
+        keptListings.removeAll()
     }
 
     /// Writes a family's members in the order of their names, each read once.
@@ -85,6 +114,7 @@ extension BusObjectServer {
     }
 
     func announceAdded(_ interfaces: [BusInterface], at path: ObjectPath) {
+        forgetKeptListings(showing: path)
         guard !interfaces.isEmpty, let manager = manager(of: path) else { return }
         let signal = Message.signal(path: manager, interface: .objectManager, member: MemberName("InterfacesAdded"))
         signal.appendBody { writer in
@@ -95,6 +125,7 @@ extension BusObjectServer {
     }
 
     func announceRemoved(_ interfaces: [BusInterface], at path: ObjectPath) {
+        forgetKeptListings(showing: path)
         guard !interfaces.isEmpty, let manager = manager(of: path) else { return }
         connection.emitSignal(
             path: manager, interface: .objectManager, member: MemberName("InterfacesRemoved"),

@@ -3,6 +3,9 @@
 /// and for paging and searching it without sorting or folding thousands of memos per call.
 public struct MemoCatalog: Sendable {
     public private(set) var memos: [String: MemoInfo] = [:]
+    /// Moves each time a memo is added, changed or removed, so that something made from
+    /// the catalog (a kept listing of every memo) can tell it is out of date.
+    public private(set) var revision = 0
     /// Every memo's place in time, oldest first; built on first use, then kept in step.
     private var chronology: [Place]?
     /// Each memo's title, file name and transcript as a search compares them; folded on first search.
@@ -74,6 +77,7 @@ public struct MemoCatalog: Sendable {
 
     public mutating func insert(_ memo: MemoInfo) {
         let old = memos.updateValue(memo, forKey: memo.id)
+        if old != memo { revision &+= 1 }
         let place = Place(memo)
         if chronology != nil, old.map(Place.init) != place {
             if let old {
@@ -103,6 +107,7 @@ public struct MemoCatalog: Sendable {
     @discardableResult
     public mutating func remove(id: String) -> MemoInfo? {
         guard let memo = memos.removeValue(forKey: id) else { return nil }
+        revision &+= 1
         if chronology != nil {
             let index = position(of: Place(memo))
             chronology!.remove(at: index)

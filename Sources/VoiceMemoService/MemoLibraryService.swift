@@ -285,7 +285,9 @@ package final class MemoLibraryService: @unchecked Sendable {
                 propertyValues: { [weak self] element in
                     guard let self, let memo = catalog[element] else { return nil }
                     return [properties.values(of: memo)]
-                }))
+                },
+                // A memo the start-up load reads again replaces the cache's unannounced.
+                revision: { [weak self] in self?.catalog.revision ?? 0 }))
     }
 
     /// Announces a memo the catalog now holds; the object that stood in for it while it was

@@ -37,7 +37,7 @@ final class BenchmarkTests: XCTestCase {
             return
         }
         XCTAssertEqual(table.sections.count, RecorderBenchmark.sections.count, markdown)
-        XCTAssertGreaterThanOrEqual(table.rows.count, 54, markdown)
+        XCTAssertGreaterThanOrEqual(table.rows.count, 57, markdown)
         // Each kind of voice cleaning has its cost row, measured against the same memo without it.
         let cleaning = table.rows.filter { $0.figure.hasPrefix("wav mono, ") && $0.figure.hasSuffix(", vs without") }
         XCTAssertEqual(cleaning.count, 3, markdown)

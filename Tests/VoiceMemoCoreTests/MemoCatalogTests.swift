@@ -41,6 +41,30 @@ struct MemoCatalogTests {
         #expect(changes.removed.isEmpty, "same id: updated in place, not removed and added")
     }
 
+    @Test func theRevisionMovesWithEachAddChangeAndRemovalAndNothingElse() {
+        var catalog = MemoCatalog([info("a.wav")])
+        var seen = [catalog.revision]
+        catalog.insert(info("b.wav"))
+        seen.append(catalog.revision)
+        var changed = info("a.wav")
+        changed.title = "Budget"
+        catalog.insert(changed)
+        seen.append(catalog.revision)
+        catalog.insert(contentsOf: [info("c.wav"), info("d.wav")])
+        seen.append(catalog.revision)
+        catalog.remove(id: MemoNaming.memoID(forFileName: "b.wav"))
+        seen.append(catalog.revision)
+        #expect(Set(seen).count == seen.count, "each change gives a revision not seen before: \(seen)")
+
+        // The same memo again, a removal of none, pages and searches change nothing.
+        let settled = catalog.revision
+        catalog.insert(changed)
+        catalog.remove(id: "nothing-like-it")
+        _ = catalog.page(offset: 0, count: 10)
+        _ = catalog.find("Budget")
+        #expect(catalog.revision == settled)
+    }
+
     @Test func newestFirst() {
         var older = info("a.wav")
         older.created = 1
