@@ -1,3 +1,4 @@
+import Bus
 import Foundation
 import IntegrationSupport
 import SoundFile
@@ -5,8 +6,10 @@ import VoiceMemoContract
 
 extension RecorderBenchmark {
     /// `Record` → reply and → first frame in the file, `Stop` → reply and →
-    /// `RecordingFinished`, and `Toggle` round trips, over `plan.latencyRuns` cycles each;
-    /// the baseline is parecord launched → first frame, and SIGTERM → exited.
+    /// `RecordingFinished`, and the same through `Toggle`, over `plan.latencyRuns` cycles
+    /// each, in one format and at the same points of the capture's fragments, so that the two
+    /// ways of stopping are compared like with like; then `Stop` of an Opus memo, for what the
+    /// format adds. The baseline is parecord launched → first frame, and SIGTERM → exited.
     func measureLatency() throws {
         let daemon = try fixture.launchDaemon()
         defer { daemon.stop() }
@@ -14,49 +17,20 @@ extension RecorderBenchmark {
         try client.setProperty(RecorderMember.format, .string("wav"))
         try client.setProperty(RecorderMember.channels, .uint32(1))
 
-        var recordReply: [Double] = []
-        var firstFrame: [Double] = []
-        var firstFrameAfterReply: [Double] = []
-        var stopReply: [Double] = []
-        var stopFinished: [Double] = []
-        for _ in 0..<plan.latencyRuns {
-            let called = clock.now
-            let reply = try client.call(RecorderMember.record)
-            let replied = clock.now
-            let file = try client.file(of: client.memo(in: reply))
-            // The daemon rewrites the WAV header after every write, so its length is the frames on disk.
-            try waitUntil("the memo's first frame is on disk", timeout: .seconds(5), pollingEvery: .milliseconds(1)) {
-                ((try? SoundFileReader(path: file.path))?.frameCount ?? 0) > 0
+        let record = { try client.memo(in: client.call(RecorderMember.record)) }
+        let stop = { _ = try client.call(RecorderMember.stop) }
+        let stops = try measureCycles(client, start: record, stop: stop)
+        let toggles = try measureCycles(client) {
+            _ = try client.call(RecorderMember.toggle)
+            guard let memo = try client.property(RecorderMember.currentMemo).objectPath else {
+                throw BenchmarkError.unexpected("Toggle started no memo")
             }
-            let captured = clock.now
-            keepRecording(for: plan.latencyRecording)
-            let mark = try client.markSignals()
-            let stopping = clock.now
-            try client.call(RecorderMember.stop)
-            let stopped = clock.now
-            try client.waitForSignal(RecorderMember.recordingFinished.name.rawValue, timeout: .seconds(10), after: mark)
-            let finished = clock.now
-            recordReply.append((replied - called).milliseconds)
-            firstFrame.append((captured - called).milliseconds)
-            firstFrameAfterReply.append((captured - replied).milliseconds)
-            stopReply.append((stopped - stopping).milliseconds)
-            stopFinished.append((finished - stopping).milliseconds)
+            return memo
+        } stop: {
+            _ = try client.call(RecorderMember.toggle)
         }
-
-        var toggleStart: [Double] = []
-        var toggleStop: [Double] = []
         try client.setProperty(RecorderMember.format, .string("opus"))
-        for _ in 0..<plan.latencyRuns {
-            let starting = clock.now
-            try client.call(RecorderMember.toggle)
-            toggleStart.append((clock.now - starting).milliseconds)
-            keepRecording(for: plan.latencyRecording)
-            let mark = try client.markSignals()
-            let stopping = clock.now
-            try client.call(RecorderMember.toggle)
-            toggleStop.append((clock.now - stopping).milliseconds)
-            try client.waitForSignal(RecorderMember.recordingFinished.name.rawValue, timeout: .seconds(10), after: mark)
-        }
+        let opusStops = try measureCycles(client, start: record, stop: stop)
 
         var launchFirstFrame: [Double] = []
         var terminateExit: [Double] = []
@@ -75,18 +49,62 @@ extension RecorderBenchmark {
         }
 
         table.beginSection("Latency over \(plan.latencyRuns) cycles (ms; parecord: process launch and SIGTERM)")
-        addPercentiles("Record → reply", recordReply, target: .below(50))
-        addPercentiles("Record → first frame in the file", firstFrame, baseline: launchFirstFrame)
-        addPercentiles("Record reply → first frame in the file", firstFrameAfterReply, target: .below(50))
-        addPercentiles(Self.stopFigure, stopReply, baseline: terminateExit, target: .atMost(25))
-        addPercentiles("Stop → RecordingFinished received", stopFinished, baseline: terminateExit, target: .below(50))
-        addPercentiles("Toggle → reply, starting (opus)", toggleStart, target: .below(20))
-        addPercentiles(Self.toggleStopFigure, toggleStop, target: .atMost(25))
+        addPercentiles("Record → reply", stops.map(\.startReply), target: .below(50))
+        addPercentiles("Record → first frame in the file", stops.map(\.firstFrame), baseline: launchFirstFrame)
+        addPercentiles("Record reply → first frame in the file", stops.map(\.firstFrameAfterReply), target: .below(50))
+        addPercentiles(Self.stopFigure, stops.map(\.stopReply), baseline: terminateExit, target: .atMost(25))
+        addPercentiles(
+            "Stop → RecordingFinished received", stops.map(\.stopFinished), baseline: terminateExit, target: .below(50))
+        addPercentiles("Toggle → reply, starting", toggles.map(\.startReply), target: .below(20))
+        addPercentiles(Self.toggleStopFigure, toggles.map(\.stopReply), target: .atMost(25))
+        addPercentiles("Stop → reply, opus (file finalized)", opusStops.map(\.stopReply))
     }
 
     /// The stopping latencies held to 25 ms at p95.
     static let stopFigure = "Stop → reply (file finalized)"
-    static let toggleStopFigure = "Toggle → reply, stopping (opus)"
+    static let toggleStopFigure = "Toggle → reply, stopping"
+
+    /// One cycle's latencies, in milliseconds.
+    private struct CycleLatency {
+        var startReply: Double
+        var firstFrame: Double
+        var firstFrameAfterReply: Double
+        var stopReply: Double
+        var stopFinished: Double
+    }
+
+    /// `plan.latencyRuns` recordings begun by `start` (which names the memo) and ended by
+    /// `stop`. A stop waits for the capture's fragment in flight (20 ms), so where in it the
+    /// request lands is most of its latency: the first frame on disk ties the clock to the
+    /// fragments, and each cycle then stops one step further into a fragment, the same steps
+    /// for every caller of this.
+    private func measureCycles(
+        _ client: VoiceMemoProxy, start: () throws -> ObjectPath, stop: () throws -> Void
+    ) throws -> [CycleLatency] {
+        let fragment = Duration.milliseconds(20)
+        return try (0..<plan.latencyRuns).map { run in
+            let called = clock.now
+            let memo = try start()
+            let replied = clock.now
+            let file = try client.file(of: memo)
+            // The daemon rewrites the WAV header after every write, so its length is the frames
+            // on disk; an Opus file grows by its first page.
+            try waitUntil("the memo's first frame is on disk", timeout: .seconds(5), pollingEvery: .milliseconds(1)) {
+                ((try? SoundFileReader(path: file.path))?.frameCount ?? 0) > 0
+            }
+            let captured = clock.now
+            keepRecording(for: plan.latencyRecording + fragment * run / plan.latencyRuns)
+            let mark = try client.markSignals()
+            let stopping = clock.now
+            try stop()
+            let stopped = clock.now
+            try client.waitForSignal(RecorderMember.recordingFinished.name.rawValue, timeout: .seconds(10), after: mark)
+            return CycleLatency(
+                startReply: (replied - called).milliseconds, firstFrame: (captured - called).milliseconds,
+                firstFrameAfterReply: (captured - replied).milliseconds, stopReply: (stopped - stopping).milliseconds,
+                stopFinished: (clock.now - stopping).milliseconds)
+        }
+    }
 
     /// Adds the p50 and p95 rows of `values`; the target, if any, applies to p95.
     func addPercentiles(
