@@ -1,4 +1,3 @@
-import Bus
 import Foundation
 import IntegrationSupport
 import SoundFile
@@ -17,18 +16,11 @@ extension RecorderBenchmark {
         try client.setProperty(RecorderMember.format, .string("wav"))
         try client.setProperty(RecorderMember.channels, .uint32(1))
 
-        let record = { try client.memo(in: client.call(RecorderMember.record)) }
+        let record = { _ = try client.call(RecorderMember.record) }
         let stop = { _ = try client.call(RecorderMember.stop) }
+        let toggle = { _ = try client.call(RecorderMember.toggle) }
         let stops = try measureCycles(client, start: record, stop: stop)
-        let toggles = try measureCycles(client) {
-            _ = try client.call(RecorderMember.toggle)
-            guard let memo = try client.property(RecorderMember.currentMemo).objectPath else {
-                throw BenchmarkError.unexpected("Toggle started no memo")
-            }
-            return memo
-        } stop: {
-            _ = try client.call(RecorderMember.toggle)
-        }
+        let toggles = try measureCycles(client, start: toggle, stop: toggle)
         try client.setProperty(RecorderMember.format, .string("opus"))
         let opusStops = try measureCycles(client, start: record, stop: stop)
 
@@ -73,19 +65,23 @@ extension RecorderBenchmark {
         var stopFinished: Double
     }
 
-    /// `plan.latencyRuns` recordings begun by `start` (which names the memo) and ended by
+    /// `plan.latencyRuns` recordings begun by `start` and ended by
     /// `stop`. A stop waits for the capture's fragment in flight (20 ms), so where in it the
     /// request lands is most of its latency: the first frame on disk ties the clock to the
     /// fragments, and each cycle then stops one step further into a fragment, the same steps
     /// for every caller of this.
     private func measureCycles(
-        _ client: VoiceMemoProxy, start: () throws -> ObjectPath, stop: () throws -> Void
+        _ client: VoiceMemoProxy, start: () throws -> Void, stop: () throws -> Void
     ) throws -> [CycleLatency] {
         let fragment = Duration.milliseconds(20)
         return try (0..<plan.latencyRuns).map { run in
             let called = clock.now
-            let memo = try start()
+            try start()
             let replied = clock.now
+            // Read after the clock, so that a start's latency is its own call's alone.
+            guard let memo = try client.property(RecorderMember.currentMemo).objectPath else {
+                throw BenchmarkError.unexpected("the start call began no recording")
+            }
             let file = try client.file(of: memo)
             // The daemon rewrites the WAV header after every write, so its length is the frames
             // on disk; an Opus file grows by its first page.
