@@ -10,15 +10,15 @@ import VoiceMemoCore
 /// memo paths on its standard input and answers one `WorkerMessage` per line on its standard
 /// output; its standard error goes where the daemon's does (the journal). The daemon never
 /// loads Python or a model: a crash, a hang or a runaway allocation stays in the child.
-final class TranscriptionWorker: @unchecked Sendable {
-    let pid: pid_t
+package final class TranscriptionWorker: @unchecked Sendable {
+    package let pid: pid_t
     /// The write end of the child's standard input; -1 once closed.
     private var input: Int32
 
     /// Starts `arguments[0]` with `arguments`; each line it prints is decoded and handed to
     /// `received` on `queue`, and `exited` runs there once its output has ended and it has
     /// been reaped (its status as `waitpid` gives it).
-    init(
+    package init(
         arguments: [String], queue: DispatchQueue, received: @escaping @Sendable (WorkerMessage) -> Void,
         exited: @escaping @Sendable (Int32) -> Void
     ) throws(WorkerError) {
@@ -45,27 +45,35 @@ final class TranscriptionWorker: @unchecked Sendable {
         sigemptyset(&defaults)
         sigaddset(&defaults, SIGPIPE)
         posix_spawnattr_setsigdefault(&attributes, &defaults)
-        // Idle priority from its first instruction: the worker lowers itself too, but only
-        // after Python has started and imported (about 85 ms of a core here), and at normal
-        // priority that start-up delayed the Record calls made meanwhile by 30 to 40 ms.
-        posix_spawnattr_setschedpolicy(&attributes, Self.idleScheduling)
-        var idle = sched_param(sched_priority: 0)
-        posix_spawnattr_setschedparam(&attributes, &idle)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSCHEDULER))
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF))
         var child: pid_t = 0
         let argv = arguments.map { strdup($0) } + [nil]
         defer { for argument in argv { free(argument) } }
         let status = posix_spawn(&child, arguments[0], &actions, &attributes, argv, environ)
-        close(toChild[0])
-        close(fromChild[1])
         guard status == 0 else {
-            close(toChild[1])
-            close(fromChild[0])
+            for end in toChild + fromChild { close(end) }
             throw WorkerError("cannot start \(arguments[0])", errno: status)
         }
+        Self.lowerToIdle(child)
+        close(toChild[0])
+        close(fromChild[1])
         pid = child
         input = toChild[1]
         Self.read(from: fromChild[0], of: child, queue: queue, received: received, exited: exited)
+    }
+
+    /// Puts the child at idle CPU priority the moment it exists, before Python's start-up
+    /// (about 85 ms of a core), which at normal priority delayed the Record calls of that
+    /// moment by 30 to 40 ms; the worker lowers itself too, for when it is started by hand.
+    ///
+    /// Not through `posix_spawnattr_setschedpolicy`: glibc's takes only SCHED_OTHER,
+    /// SCHED_FIFO and SCHED_RR and answers EINVAL for SCHED_IDLE, so a worker spawned that
+    /// way started at normal priority. Here only the end of its `execve` runs at normal.
+    private static func lowerToIdle(_ child: pid_t) {
+        var idle = sched_param(sched_priority: 0)
+        if sched_setscheduler(child, idleScheduling, &idle) != 0 {
+            Log.warning("transcription: the worker stays at normal priority: \(String(cString: strerror(errno)))")
+        }
     }
 
     /// `SCHED_IDLE`, which `<sched.h>` defines only for `_GNU_SOURCE`, out of the Glibc
@@ -139,7 +147,7 @@ final class TranscriptionWorker: @unchecked Sendable {
     }
 
     /// Ends the worker at once (a hang, or a memo deleted or trimmed under it).
-    func kill() {
+    package func kill() {
         finish()
         _ = Glibc.kill(pid, SIGKILL)
     }
@@ -148,8 +156,8 @@ final class TranscriptionWorker: @unchecked Sendable {
 }
 
 /// Why the worker could not be started, with the system's reason.
-struct WorkerError: Error, CustomStringConvertible {
-    let description: String
+package struct WorkerError: Error, CustomStringConvertible {
+    package let description: String
 
     init(_ what: String, errno code: Int32) {
         description = "\(what): \(String(cString: strerror(code)))"
