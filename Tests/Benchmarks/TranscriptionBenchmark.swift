@@ -33,6 +33,7 @@ extension RecorderBenchmark {
         // the recording's, not the transcription's), and its workers are gone.
         try waitForDispatchWorkers(of: daemon)
         let idleBefore = try ProcessSample.read(daemon.process.pid).residentKilobytes
+        let kindsBefore = try Self.residentKinds(of: daemon.process.pid)
 
         let mark = try client.markSignals()
         let started = clock.now
@@ -74,6 +75,7 @@ extension RecorderBenchmark {
         }
         try waitForDispatchWorkers(of: daemon)
         let idleAfter = try ProcessSample.read(daemon.process.pid).residentKilobytes
+        let kindsAfter = try Self.residentKinds(of: daemon.process.pid)
         let minutes = Double(seconds) / 60
 
         table.beginSection("Transcription of \(seconds) s of speech (tiny.en, faster-whisper, in the worker)")
@@ -86,6 +88,16 @@ extension RecorderBenchmark {
             .init(
                 figure: "daemon idle resident memory growth after it (MiB)",
                 voicememod: Double(idleAfter - idleBefore) / 1024, bound: .atMost(0.5)))
+        // What grew: the heap (anonymous pages) or the daemon's own code, first run by this
+        // transcription and kept as the file's pages (64 KiB around each page faulted).
+        table.add(
+            .init(
+                figure: "  of which anonymous: heap and stacks (MiB)",
+                voicememod: Double(kindsAfter.anonymous - kindsBefore.anonymous) / 1024))
+        table.add(
+            .init(
+                figure: "  of which file-backed: the daemon's code (MiB)",
+                voicememod: Double(kindsAfter.file - kindsBefore.file) / 1024))
         let buffer = Double(Stimulus.sampleRate / 50)
         let difference = Double(samples.count) - produced
         table.add(
@@ -106,6 +118,15 @@ extension RecorderBenchmark {
                 busy.stop.percentile(95), busy.stop.map { String(format: "%.0f", $0) }.joined(separator: " "),
                 stillRunning ? "still" : "no longer")
         )
+    }
+
+    /// The resident kibibytes of `pid` by kind: anonymous (heap, stacks) and file-backed
+    /// (code and mapped files), from `/proc/<pid>/status`.
+    private static func residentKinds(of pid: pid_t) throws -> (anonymous: Int, file: Int) {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else {
+            throw BenchmarkError.processGone(pid)
+        }
+        return (ProcessSample.field("RssAnon", in: status), ProcessSample.field("RssFile", in: status))
     }
 
     /// Record → reply and Stop → reply over `plan.latencyRuns` short recordings.
