@@ -34,6 +34,7 @@ extension RecorderBenchmark {
         try waitForDispatchWorkers(of: daemon)
         let idleBefore = try ProcessSample.read(daemon.process.pid).residentKilobytes
         let kindsBefore = try Self.residentKinds(of: daemon.process.pid)
+        let mappingsBefore = MemoryMap.largestMappings(of: daemon.process.pid, count: .max)
 
         let mark = try client.markSignals()
         let started = clock.now
@@ -76,6 +77,7 @@ extension RecorderBenchmark {
         try waitForDispatchWorkers(of: daemon)
         let idleAfter = try ProcessSample.read(daemon.process.pid).residentKilobytes
         let kindsAfter = try Self.residentKinds(of: daemon.process.pid)
+        let mappingsAfter = MemoryMap.largestMappings(of: daemon.process.pid, count: .max)
         let minutes = Double(seconds) / 60
 
         table.beginSection("Transcription of \(seconds) s of speech (tiny.en, faster-whisper, in the worker)")
@@ -88,16 +90,22 @@ extension RecorderBenchmark {
             .init(
                 figure: "daemon idle resident memory growth after it (MiB)",
                 voicememod: Double(idleAfter - idleBefore) / 1024, bound: .atMost(0.5)))
-        // What grew: the heap (anonymous pages) or the daemon's own code, first run by this
-        // transcription and kept as the file's pages (64 KiB around each page faulted).
+        // What grew: the heap (anonymous pages), or code first run by this transcription and
+        // kept as the file's pages (64 KiB around each page faulted), the daemon's or a library's.
         table.add(
             .init(
                 figure: "  of which anonymous: heap and stacks (MiB)",
                 voicememod: Double(kindsAfter.anonymous - kindsBefore.anonymous) / 1024))
         table.add(
             .init(
-                figure: "  of which file-backed: the daemon's code (MiB)",
+                figure: "  of which file-backed: code, the daemon's and its libraries' (MiB)",
                 voicememod: Double(kindsAfter.file - kindsBefore.file) / 1024))
+        let before = Dictionary(mappingsBefore, uniquingKeysWith: +)
+        let grown = mappingsAfter.map { ($0.name, $0.kilobytes - (before[$0.name] ?? 0)) }
+            .filter { $0.1 != 0 }.sorted { $0.1 > $1.1 }.prefix(6)
+        table.notes.append(
+            "transcription: the daemon's resident memory that grew, by mapping (KiB): "
+                + grown.map { "\($0.0) \($0.1 > 0 ? "+" : "")\($0.1)" }.joined(separator: ", "))
         let buffer = Double(Stimulus.sampleRate / 50)
         let difference = Double(samples.count) - produced
         table.add(
