@@ -20,7 +20,7 @@ extension RecorderBenchmark {
         guard daemon.isRunning else {
             throw BenchmarkError.unexpected("voicememod ended while idle; its log:\n\(daemon.log)")
         }
-        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+        let kinds = try ProcessSample.residentKinds(of: pid)
         let seconds = plan.idleWindow.timeInterval
 
         table.beginSection("Idle daemon over \(Int(seconds)) s")
@@ -42,9 +42,7 @@ extension RecorderBenchmark {
             String(
                 format:
                     "idle resident memory: %.1f MiB anonymous, %.1f MiB file-backed (shared libraries), %.1f MiB shared memory",
-                Double(ProcessSample.field("RssAnon", in: status)) / 1024,
-                Double(ProcessSample.field("RssFile", in: status)) / 1024,
-                Double(ProcessSample.field("RssShmem", in: status)) / 1024)
+                Double(kinds.anonymous) / 1024, Double(kinds.file) / 1024, Double(kinds.shared) / 1024)
                 + String(
                     format: "; proportional share (Pss) %.1f MiB; largest: ",
                     Double(MemoryMap.proportionalKilobytes(of: pid)) / 1024)

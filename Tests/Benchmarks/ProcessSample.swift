@@ -45,6 +45,15 @@ struct ProcessSample {
         return sample
     }
 
+    /// The resident kibibytes of `pid` by kind (`/proc/<pid>/status`): anonymous (heap,
+    /// stacks), file-backed (code and mapped files) and shared memory.
+    static func residentKinds(of pid: pid_t) throws -> (anonymous: Int, file: Int, shared: Int) {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else {
+            throw BenchmarkError.processGone(pid)
+        }
+        return (field("RssAnon", in: status), field("RssFile", in: status), field("RssShmem", in: status))
+    }
+
     /// The sum of the samples of every process in `pids`.
     static func read(_ pids: [pid_t]) throws -> ProcessSample {
         try pids.map(read).reduce(ProcessSample(cpuSeconds: 0, switchesByThread: [:], residentKilobytes: 0), +)

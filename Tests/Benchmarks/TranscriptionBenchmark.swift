@@ -33,7 +33,7 @@ extension RecorderBenchmark {
         // the recording's, not the transcription's), and its workers are gone.
         try waitForDispatchWorkers(of: daemon)
         let idleBefore = try ProcessSample.read(daemon.process.pid).residentKilobytes
-        let kindsBefore = try Self.residentKinds(of: daemon.process.pid)
+        let kindsBefore = try ProcessSample.residentKinds(of: daemon.process.pid)
         let mappingsBefore = MemoryMap.largestMappings(of: daemon.process.pid, count: .max)
 
         let mark = try client.markSignals()
@@ -76,7 +76,7 @@ extension RecorderBenchmark {
         }
         try waitForDispatchWorkers(of: daemon)
         let idleAfter = try ProcessSample.read(daemon.process.pid).residentKilobytes
-        let kindsAfter = try Self.residentKinds(of: daemon.process.pid)
+        let kindsAfter = try ProcessSample.residentKinds(of: daemon.process.pid)
         let mappingsAfter = MemoryMap.largestMappings(of: daemon.process.pid, count: .max)
         let minutes = Double(seconds) / 60
 
@@ -126,15 +126,6 @@ extension RecorderBenchmark {
                 busy.stop.percentile(95), busy.stop.map { String(format: "%.0f", $0) }.joined(separator: " "),
                 stillRunning ? "still" : "no longer")
         )
-    }
-
-    /// The resident kibibytes of `pid` by kind: anonymous (heap, stacks) and file-backed
-    /// (code and mapped files), from `/proc/<pid>/status`.
-    private static func residentKinds(of pid: pid_t) throws -> (anonymous: Int, file: Int) {
-        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else {
-            throw BenchmarkError.processGone(pid)
-        }
-        return (ProcessSample.field("RssAnon", in: status), ProcessSample.field("RssFile", in: status))
     }
 
     /// Record → reply and Stop → reply over `plan.latencyRuns` short recordings.

@@ -3,8 +3,8 @@ import Foundation
 import Testing
 import VoiceMemoService
 
-/// How the daemon starts its speech worker: the worker's start-up must never hold up the
-/// daemon's queue, where the recorder's calls are answered.
+/// How the daemon starts its speech worker: at idle priority, so that Python's start-up and
+/// the model's work never take a core from a recording.
 @Suite("Transcription worker start")
 struct TranscriptionWorkerTests {
     /// A child that does not lower itself (`sleep`, not the Python worker) runs at idle CPU
