@@ -35,7 +35,7 @@ let package = Package(
         // Adapters: each owns exactly one C library.
         .target(name: "Bus", dependencies: ["CDBus"]),
         .target(name: "PulseAudio", dependencies: ["CPulse", "VoiceMemoCore"]),
-        .target(name: "SoundFile", dependencies: ["CSndfile", "VoiceMemoCore"]),
+        .target(name: "SoundFile", dependencies: ["CSndfile", "VoiceMemoCore", "AudioContainers"]),
         .target(name: "Sonic", dependencies: ["CSonic", "VoiceMemoCore"]),
         .target(name: "SpeexDSP", dependencies: ["CSpeexDSP", "VoiceMemoCore"]),
         // Byte-level surgery on finished memo files, in pure Swift: title tags rewritten in place

@@ -33,23 +33,26 @@ enum ID3Tags {
             tags.v2
             ?? Version2Tag(
                 version: 4, flags: 0, frames: tags.v1.map(Self.frames(copying:)) ?? [], hasFooter: false, size: 0)
-        let isVersion4 = v2.version == 4
-        let position = v2.frames.firstIndex { $0.holds(field, isVersion4: isVersion4) } ?? 0
-        v2.frames.removeAll { $0.holds(field, isVersion4: isVersion4) }
-        if let text {
-            v2.frames.insert(Frame(field, text: text, isVersion4: isVersion4), at: min(position, v2.frames.count))
-        }
+        v2.setValue(text, of: field)
         if !v2.frames.isEmpty {
-            try output.write(try v2.bytes(in: file))
+            // Room for the next edit, which is then made in place (see `inPlaceEdit`).
+            try output.write(try v2.bytes(in: file, room: room))
         }
         try file.copy(audio, to: output)
         if var v1 = tags.v1 {
-            if field == .title {
-                let title = text.map { Self.truncated($0, toUTF8Bytes: 30) } ?? []
-                v1.replaceSubrange(3..<33, with: title + [UInt8](repeating: 0, count: 30 - title.count))
-            }
+            if field == .title { setTitle(text, in: &v1) }
             try output.write(v1)
         }
+    }
+
+    /// The padding a new or outgrown ID3v2 tag gets after its frames: a title or a short
+    /// transcript more is then written in place.
+    static let room = 4096
+
+    /// Sets the title field of an ID3v1 tag (cut to its 30 bytes; cleared when nil).
+    static func setTitle(_ text: String?, in v1: inout [UInt8]) {
+        let title = text.map { Self.truncated($0, toUTF8Bytes: 30) } ?? []
+        v1.replaceSubrange(3..<33, with: title + [UInt8](repeating: 0, count: 30 - title.count))
     }
 
     /// ID3v2.4 frames holding the ID3v1 tag's title, artist, album, year and comment.
@@ -115,8 +118,14 @@ enum ID3Tags {
     {
         var offset = start
         var frames = 0
+        // An hour holds some 150,000 frames: their headers are read a block at a time.
+        var block: (start: Int64, bytes: [UInt8]) = (start, [])
         while offset < end {
-            let header = try file.read(at: offset, upTo: 4)
+            if offset + 4 > block.start + Int64(block.bytes.count) {
+                block = (offset, try file.read(at: offset, upTo: 1 << 20))
+            }
+            let at = Int(offset - block.start)
+            let header = Array(block.bytes[at..<min(at + 4, block.bytes.count)])
             guard header.count == 4, let length = frameLength(header) else {
                 if frames > 0, try file.read(at: offset, upTo: 8) == Array("APETAGEX".utf8) { break }
                 throw file.malformed("no MPEG layer III frame header at byte \(offset)")
@@ -134,7 +143,7 @@ enum ID3Tags {
     /// The length in bytes of the MPEG layer III frame with this 4-byte header, or nil if it
     /// is not a valid header (free-format streams included, whose frames have no length).
     static func frameLength(_ header: [UInt8]) -> Int? {
-        guard header[0] == 0xFF, header[1] & 0xE0 == 0xE0 else { return nil }
+        guard header.count >= 4, header[0] == 0xFF, header[1] & 0xE0 == 0xE0 else { return nil }
         let version = (header[1] >> 3) & 3  // 0: MPEG 2.5, 2: MPEG 2, 3: MPEG 1
         let layer = (header[1] >> 1) & 3  // 1: layer III
         let bitrateIndex = Int(header[2] >> 4)
@@ -168,6 +177,17 @@ enum ID3Tags {
         }
 
         /// Parses the tag at `offset`, or returns nil if there is none.
+        /// Replaces the frame holding `field` with one holding `text` where it was (first when
+        /// there was none), or removes it when `text` is nil.
+        mutating func setValue(_ text: String?, of field: TagField) {
+            let isVersion4 = version == 4
+            let position = frames.firstIndex { $0.holds(field, isVersion4: isVersion4) } ?? 0
+            frames.removeAll { $0.holds(field, isVersion4: isVersion4) }
+            if let text {
+                frames.insert(Frame(field, text: text, isVersion4: isVersion4), at: min(position, frames.count))
+            }
+        }
+
         init?(at offset: Int64, of file: InputFile) throws(TagEditError) {
             let header = try file.read(at: offset, upTo: 10)
             guard header.count == 10, header.starts(withASCII: "ID3") else { return nil }
@@ -218,19 +238,13 @@ enum ID3Tags {
             }
         }
 
-        /// The tag as stored: header, frames, the original padding when it still fits, footer.
-        func bytes(in file: InputFile) throws(TagEditError) -> [UInt8] {
-            var body: [UInt8] = []
-            for frame in frames {
-                body += frame.id
-                body.appendUIntBE(UInt32(frame.body.count), count: 4)
-                if version == 4 {
-                    body.replaceSubrange(body.count - 4..<body.count, with: Self.syncsafeBytes(frame.body.count))
-                }
-                body += frame.flags + frame.body
-            }
-            if !hasFooter, Int64(body.count) < size {
-                body += [UInt8](repeating: 0, count: Int(size) - body.count)
+        /// The tag as stored: header, frames, footer; the padding fills the old size when the
+        /// frames fit in it, and is `room` bytes when they outgrow it (a tag with a footer has none).
+        func bytes(in file: InputFile, room: Int = 0) throws(TagEditError) -> [UInt8] {
+            var body = frameBytes
+            if !hasFooter {
+                let padded = Int64(body.count) <= size ? Int(size) : body.count + room
+                body += [UInt8](repeating: 0, count: padded - body.count)
             }
             guard body.count < 1 << 28 else {
                 throw TagEditError(path: file.path, message: "the ID3v2 tag would exceed its 256 MiB limit")
@@ -240,13 +254,27 @@ enum ID3Tags {
             return header + body + footer
         }
 
+        /// The frames, each with its header, without padding.
+        var frameBytes: [UInt8] {
+            var body: [UInt8] = []
+            for frame in frames {
+                body += frame.id
+                body.appendUIntBE(UInt32(frame.body.count), count: 4)
+                if version == 4 {
+                    body.replaceSubrange(body.count - 4..<body.count, with: Self.syncsafeBytes(frame.body.count))
+                }
+                body += frame.flags + frame.body
+            }
+            return body
+        }
+
         private static func bytes(_ value: UInt32) -> [UInt8] {
             var out: [UInt8] = []
             out.appendUIntBE(value, count: 4)
             return out
         }
 
-        private static func syncsafeBytes(_ value: Int) -> [UInt8] {
+        static func syncsafeBytes(_ value: Int) -> [UInt8] {
             [21, 14, 7, 0].map { UInt8((value >> $0) & 0x7F) }
         }
     }

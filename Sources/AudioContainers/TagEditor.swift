@@ -61,11 +61,13 @@ public struct TagEditError: Error, CustomStringConvertible {
 /// re-encoding their audio.
 ///
 /// libsndfile can only write tags while it creates a file, so the tag structures are edited
-/// here. A WAV (or RF64) file's `LIST` chunk and a FLAC file's comments are rewritten in
-/// place where there is room (`WaveTags.inPlaceEdit`, `FlacTags.inPlaceEdit`) under a
-/// `TagJournal`, so a crash leaves the old tags or the new ones; otherwise (Ogg, MP3, a
-/// FLAC file without padding) every audio byte is copied unchanged into a new file beside
-/// the original, which then atomically replaces it (see `AtomicFileReplacement`).
+/// here. A WAV (or RF64) file's `LIST` chunk, a FLAC file's comments and an MP3 file's
+/// ID3v2 tag are rewritten in place where there is room (`WaveTags.inPlaceEdit`,
+/// `FlacTags.inPlaceEdit`, `ID3Tags.inPlaceEdit`) under a `TagJournal`, so a crash leaves
+/// the old tags or the new ones; otherwise (Ogg, a FLAC file without padding, an MP3 file
+/// without an ID3v2 tag or with one too small) every audio byte is copied unchanged into a
+/// new file beside the original, which then atomically replaces it (see
+/// `AtomicFileReplacement`); the copy is given room, so the next edit is made in place.
 public enum TagEditor {
     /// Replaces the file's `field` tag with `text` (nil or empty: removes it), keeping every
     /// other tag and every audio byte.
@@ -101,7 +103,8 @@ public enum TagEditor {
         case _ where access(path, W_OK) != 0: edit = nil
         case .wav: edit = try WaveTags.inPlaceEdit(input, setting: field, to: newText)
         case .flac: edit = try FlacTags.inPlaceEdit(input, setting: field, to: newText)
-        case .ogg, .mp3: edit = nil
+        case .mp3: edit = try ID3Tags.inPlaceEdit(input, setting: field, to: newText)
+        case .ogg: edit = nil
         }
         if let edit {
             try TagJournal.apply(edit, to: input, stoppingAfter: step)

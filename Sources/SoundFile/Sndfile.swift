@@ -146,11 +146,21 @@ enum Sndfile {
     /// Creates `path` for writing, readable by its owner alone whatever the umask, and opens
     /// it in libsndfile. The descriptor stays the caller's: it syncs through it (libsndfile's
     /// own sync reports no error) and closes it after `close(_:path:)`.
-    static func create(_ path: String, info: inout SF_INFO) throws(SoundFileError) -> (OpaquePointer, descriptor: Int32)
+    ///
+    /// `leadingBytes` are written first; libsndfile then writes its stream after them, as an
+    /// embedded file (it accepts that for WAV, AIFF, AU, FLAC and MPEG).
+    static func create(_ path: String, info: inout SF_INFO, leadingBytes: [UInt8] = []) throws(SoundFileError)
+        -> (OpaquePointer, descriptor: Int32)
     {
         let descriptor = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
             throw SoundFileError(path: path, message: "cannot create the file: \(systemError())")
+        }
+        let written = leadingBytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
+        guard written == leadingBytes.count else {
+            let message = written < 0 ? systemError() : "short write"
+            Glibc.close(descriptor)
+            throw SoundFileError(path: path, message: "cannot write the file's first bytes: \(message)")
         }
         guard let handle = sf_open_fd(descriptor, Int32(SFM_WRITE), &info, 0) else {
             let message = lastError(nil)

@@ -1,3 +1,4 @@
+internal import AudioContainers
 internal import CSndfile
 public import VoiceMemoCore
 
@@ -46,13 +47,22 @@ public final class SoundFileWriter: AudioFileSink {
         info.samplerate = Int32(request.sampleRate)
         info.channels = Int32(request.channels)
         info.format = Sndfile.formatCode(fileFormat)
-        let (handle, descriptor) = try Sndfile.create(path, info: &info)
+        // libsndfile (through LAME) keeps an MP3's short tags at its end, written on close,
+        // with no room to edit them: the file starts with an ID3v2 tag of its own instead.
+        let leadingTag =
+            request.format == .mp3
+            ? TagEditor.mp3LeadingTag(title: tags.title, date: tags.date, software: tags.software) : nil
+        let (handle, descriptor) = try Sndfile.create(path, info: &info, leadingBytes: leadingTag ?? [])
         self.handle = handle
         self.descriptor = descriptor
         // Tags go in before the first frame: Ogg and MP3 write them in their headers.
-        if let title = tags.title, !title.isEmpty { try Sndfile.setString(handle, Sndfile.titleTag, title, path: path) }
-        try Sndfile.setString(handle, Sndfile.dateTag, tags.date, path: path)
-        try Sndfile.setString(handle, Sndfile.softwareTag, tags.software, path: path)
+        if leadingTag == nil {
+            if let title = tags.title, !title.isEmpty {
+                try Sndfile.setString(handle, Sndfile.titleTag, title, path: path)
+            }
+            try Sndfile.setString(handle, Sndfile.dateTag, tags.date, path: path)
+            try Sndfile.setString(handle, Sndfile.softwareTag, tags.software, path: path)
+        }
         try Self.configureEncoder(handle, format: request.format, quality: request.quality, path: path)
     }
 

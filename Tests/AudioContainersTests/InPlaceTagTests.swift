@@ -9,8 +9,9 @@ import VoiceMemoCore
 #endif
 
 /// Titles rewritten without moving the audio: a WAV memo's LIST chunk in its room or at the
-/// end, an RF64 one's with its ds64 size, a FLAC memo's comments in its padding; and the
-/// journal that makes each of them all-or-nothing across a crash.
+/// end, an RF64 one's with its ds64 size, a FLAC memo's comments in its padding, an MP3
+/// memo's ID3v2 tag in its room; and the journal that makes each of them all-or-nothing
+/// across a crash.
 @Suite("Tags rewritten in place")
 struct InPlaceTagTests {
     /// A title longer than the room the writer leaves after the LIST chunk.
@@ -133,6 +134,82 @@ struct InPlaceTagTests {
         #expect(memo.directoryEntries == ["memo.flac"])
     }
 
+    /// An MP3 memo starts with an ID3v2.4 tag that has room: its frames are rewritten there,
+    /// the padding takes up the difference, and the MPEG frames after it never move.
+    @Test func anMP3TitleIsWrittenInTheRoomOfItsID3Tag() throws {
+        let memo = try MemoFixture(.mp3)
+        defer { memo.remove() }
+        let before = try Decoded(memo.path)
+        let size = try FileBytes.size(memo.path)
+        let tagEnd = try Self.id3TagEnd(memo.path)
+        #expect(try FileBytes.read(memo.path, at: 0, count: 4) == Array("ID3".utf8) + [4])
+        #expect(tagEnd > 4096, "the writer leaves room")
+        let audio = try FileBytes.read(memo.path, at: tagEnd, count: Int(size - tagEnd))
+        let tags = try ToolReport.ffprobeTags(memo.path)
+        #expect(tags["date"] == "2024-05-06T07:08:09", "\(tags)")
+        #expect(abs(try ToolReport.ffprobe(memo.path).duration - 2) < 0.05)
+
+        for title in [TagEditorTests.longTitle, "Short", ""] {
+            #expect(try TagEditor.setText(title, for: .title, ofFileAt: memo.path, container: .mp3, stoppingAfter: nil))
+            #expect(try FileBytes.size(memo.path) == size, "not a byte appended")
+            #expect(try Self.id3TagEnd(memo.path) == tagEnd)
+            #expect(try FileBytes.read(memo.path, at: tagEnd, count: audio.count) == audio, "the audio did not move")
+            #expect(try Decoded(memo.path) == before.retitled(title.isEmpty ? nil : title))
+            #expect(try Self.title(memo.path) == (title.isEmpty ? nil : title))
+            #expect(memo.directoryEntries == ["memo.mp3"])
+        }
+        // A transcript of a few minutes fits as well.
+        let transcript = "WEBVTT\n\n" + String(repeating: "00:00.000 --> 00:02.000\nA few words.\n\n", count: 60)
+        #expect(
+            try TagEditor.setText(
+                transcript, for: .transcript, ofFileAt: memo.path, container: .mp3, stoppingAfter: nil))
+        #expect(try TagEditor.text(of: .transcript, ofFileAt: memo.path, container: .mp3) == transcript)
+        #expect(try FileBytes.read(memo.path, at: tagEnd, count: audio.count) == audio)
+        #expect(try ToolReport.ffprobeTags(memo.path)["date"] == "2024-05-06T07:08:09")
+    }
+
+    /// An MP3 file another program wrote without an ID3v2 tag, or whose frames outgrow the
+    /// room, is rewritten whole once and given room; the next edit is made in place. An ID3v1
+    /// tag at the end gets the title too, in place.
+    @Test func anMP3WithoutRoomIsRewrittenOnceAndGetsSome() throws {
+        let memo = try MemoFixture(.mp3)
+        defer { memo.remove() }
+        let before = try Decoded(memo.path)
+        // The MPEG frames alone, and an ID3v1 tag after them, as older encoders write.
+        let frames = memo.bytes.dropFirst(Int(try Self.id3TagEnd(memo.path)))
+        var v1 = Array("TAG".utf8) + Array("Old".utf8) + [UInt8](repeating: 0, count: 125 - 3)
+        v1[127] = 255  // no genre
+        try (Data(frames) + Data(v1)).write(to: URL(fileURLWithPath: memo.path))
+        #expect(try TagEditor.title(ofFileAt: memo.path, container: .mp3) == "Old")
+
+        #expect(
+            !(try TagEditor.setText("First", for: .title, ofFileAt: memo.path, container: .mp3, stoppingAfter: nil)))
+        let tagEnd = try Self.id3TagEnd(memo.path)
+        #expect(tagEnd > 4096, "room for the next edit")
+        #expect(try TagEditor.setText("Second", for: .title, ofFileAt: memo.path, container: .mp3, stoppingAfter: nil))
+        #expect(try Self.id3TagEnd(memo.path) == tagEnd)
+        #expect(
+            try FileBytes.read(memo.path, at: try FileBytes.size(memo.path) - 125, count: 6) == Array("Second".utf8))
+
+        let transcript = String(repeating: "Longer than the room. ", count: 300)
+        #expect(
+            !(try TagEditor.setText(
+                transcript, for: .transcript, ofFileAt: memo.path, container: .mp3, stoppingAfter: nil)))
+        #expect(try TagEditor.setText("Third", for: .title, ofFileAt: memo.path, container: .mp3, stoppingAfter: nil))
+        #expect(try TagEditor.text(of: .transcript, ofFileAt: memo.path, container: .mp3) == transcript)
+        #expect(try Self.title(memo.path) == "Third")
+        let after = try Decoded(memo.path)
+        #expect(after.samples == before.samples && after.frameCount == before.frameCount)
+        #expect(memo.directoryEntries == ["memo.mp3"])
+    }
+
+    /// Where an MP3 file's ID3v2 tag (header and body) ends.
+    static func id3TagEnd(_ path: String) throws -> Int64 {
+        let header = try FileBytes.read(path, at: 0, count: 10)
+        guard header.starts(with: Array("ID3".utf8)) else { return 0 }
+        return 10 + header[6...].reduce(0) { $0 << 7 | Int64($1) }
+    }
+
     /// Each in-place path stopped after each step, as a SIGKILL there would stop it; the
     /// next start (`recoverInterruptedEdits`) puts back the memo exactly as it was.
     @Test(arguments: InPlaceCase.allCases, TagJournal.Step.allCases)
@@ -237,10 +314,12 @@ enum InPlaceCase: CaseIterable, Sendable {
     case waveShrunkAtTheEnd
     /// A FLAC memo's comments written into its padding.
     case flacPadding
+    /// An MP3 memo's ID3v2 tag rewritten in its room.
+    case mp3Room
 
     var oldTitle: String {
         switch self {
-        case .waveInRoom, .waveAppended: MemoFixture.originalTitle
+        case .waveInRoom, .waveAppended, .mp3Room: MemoFixture.originalTitle
         case .waveShrunkAtTheEnd: InPlaceTagTests.hugeTitle
         case .flacPadding: "Padded"
         }
@@ -250,6 +329,7 @@ enum InPlaceCase: CaseIterable, Sendable {
     func memo() throws -> MemoFixture {
         switch self {
         case .waveInRoom, .waveAppended: return try MemoFixture(.wav)
+        case .mp3Room: return try MemoFixture(.mp3)
         case .waveShrunkAtTheEnd:
             let memo = try MemoFixture(.wav)
             try TagEditor.setTitle(oldTitle, ofFileAt: memo.path, container: .wav)

@@ -45,7 +45,13 @@ struct MetadataTransferTests {
         if format != .wav {
             #expect(try ExternalTags.pictureBytes(ofFileAt: excerpt) == Data(contentsOf: URL(fileURLWithPath: picture)))
         }
-        #expect(try Decoded(excerpt) == cut, "the same audio, frame count and samples")
+        let trimmed = try Decoded(excerpt)
+        #expect(
+            trimmed.samples == cut.samples && trimmed.frameCount == cut.frameCount
+                && trimmed.sampleRate == cut.sampleRate && trimmed.channelCount == cut.channelCount,
+            "the same audio, frame count and samples")
+        // The date is the original's: libsndfile's MP3 writer (LAME) would have cut it to the year.
+        #expect(trimmed.date == (try Decoded(fixture.path)).date)
         #expect(
             Set(fixture.directoryEntries) == [
                 "memo.\(format.fileExtension)", "cover.png", excerpt.split(separator: "/").last.map(String.init)!,

@@ -11,10 +11,10 @@ import XCTest
     import Glibc
 #endif
 
-/// `Rename` of long memos against the real daemon: a 4.3 GB RF64 memo (sparse) and a
-/// one-hour FLAC memo are renamed within a second, the daemon writing under 1 MB, and a
-/// SIGKILL at random moments of a stream of renames leaves each playable in full under one
-/// of its titles, with nothing left in the memo directory after the next start.
+/// `Rename` of long memos against the real daemon: a 4.3 GB RF64 memo (sparse), a one-hour
+/// FLAC memo and a one-hour MP3 memo are renamed within a second, the daemon writing under
+/// 1 MB, and a SIGKILL at random moments of a stream of renames leaves each playable in full
+/// under one of its titles, with nothing left in the memo directory after the next start.
 final class RenameInPlaceTests: RecorderTestCase {
     private var memoDirectory: URL { fixture.session.memoDirectory }
     private static let sampleRate = 48_000
@@ -79,7 +79,42 @@ final class RenameInPlaceTests: RecorderTestCase {
         try exerciseRenames(of: staged, named: name, title: title, duration: 3600)
     }
 
-    /// What a kill leaves of the renames that still copy the file (Ogg, MP3: a hidden
+    /// A one-hour MP3 memo as the daemon records one: its ID3v2 tag with room first, then the
+    /// MPEG frames (here a minute of 64 kb/s frames repeated, without an Info frame).
+    func testAnHourLongMP3MemoIsRenamedInPlaceAndSurvivesKills() throws {
+        let title = "Interview"
+        let name = MemoNaming.fileName(date: Date(timeIntervalSinceNow: -7200), title: title, format: .mp3)
+        let staged = fixture.session.root.appendingPathComponent(name)
+        defer { try? FileManager.default.removeItem(at: staged) }
+        let minute = fixture.session.root.appendingPathComponent("minute.mp3")
+        defer { try? FileManager.default.removeItem(at: minute) }
+        let encode = try fixture.session.run(
+            "ffmpeg",
+            [
+                "-v", "error", "-f", "lavfi", "-i", "anoisesrc=r=48000:a=0.02:d=60", "-ac", "1", "-c:a", "libmp3lame",
+                "-b:a", "64k", "-write_xing", "0", "-id3v2_version", "0", "-y", minute.path,
+            ], timeout: .seconds(60))
+        XCTAssertTrue(encode.succeeded, encode.stderr)
+        let tag = TagEditor.mp3LeadingTag(title: title, date: "2026-12-03T10:00:00Z", software: "voicememo")
+        XCTAssertTrue(FileManager.default.createFile(atPath: staged.path, contents: Data(tag)))
+        // Appended a page at a time, as the recorder appends: `write_bytes` counts each page-cache
+        // folio an edit dirties in full, and one 28 MB write would be cached in 2 MiB folios.
+        let frames = try Data(contentsOf: minute)
+        let handle = try FileHandle(forWritingTo: staged)
+        try handle.seekToEnd()
+        for _ in 0..<60 {
+            for start in stride(from: 0, to: frames.count, by: 4096) {
+                try handle.write(contentsOf: frames[start..<min(start + 4096, frames.count)])
+            }
+        }
+        try handle.close()
+        let duration = try ffprobeDuration(staged.path)
+        // Each minute brings its encoder's delay and padding: 24 ms more.
+        XCTAssertEqual(duration, 3600, accuracy: 2, "an hour")
+        try exerciseRenames(of: staged, named: name, title: title, duration: duration)
+    }
+
+    /// What a kill leaves of the renames that still copy the file (Ogg, an MP3 without room: a hidden
     /// `.<name>.tagedit-XXXXXX`) and of an in-place one (its journal, here of an edit stopped
     /// after its first write) is gone after the next start, the memo under its old title.
     func testTheNextStartRemovesACopyAndUndoesAJournal() throws {
@@ -186,7 +221,7 @@ final class RenameInPlaceTests: RecorderTestCase {
             XCTAssertEqual(try ffprobeDuration(path), duration, accuracy: 0.01, "round \(round): plays in full")
             XCTAssertEqual(try recorder.memoProperty(memo, MemoMember.title).string, kept)
             // The project's own parser checks every chunk or block length, where ffprobe forgives.
-            let container: TagContainer = format == "flac" ? .flac : .wav
+            let container: TagContainer = format == "flac" ? .flac : format == "mp3" ? .mp3 : .wav
             XCTAssertEqual(try TagEditor.title(ofFileAt: path, container: container), kept, "round \(round)")
             outcomes.append("\(kept == titles[0] ? "A" : kept == titles[1] ? "B" : "-")\(left.isEmpty ? "" : "*")")
         }
