@@ -43,6 +43,9 @@ package final class TranscriptionService: @unchecked Sendable {
     private var stallTimer: DispatchSourceTimer?
     /// How the last worker ended ("exited with status 1"), for the job it left.
     private var lastExit = "ended"
+    /// Holds taken by `holdWorker()` and not yet released: the worker is suspended meanwhile.
+    private var holds: Set<Int> = []
+    private var lastHold = 0
     weak var client: (any TranscriptionClient)?
     /// Told when the engine found changes (`TranscriptionEngine`).
     let engineChanged = Observers<Void>()
@@ -175,11 +178,42 @@ package final class TranscriptionService: @unchecked Sendable {
                 received: { [weak self] message in self?.hear(message) },
                 exited: { [weak self] status in self?.workerExited(status) })
             worker = started
+            if !holds.isEmpty { started.suspend() }
             Log.info("transcription: worker \(started.pid) started (model \(arguments[3]))")
         } catch {
             Log.warning("transcription: \(error)")
             later(.workerExited)
         }
+    }
+
+    /// Suspends the worker until the returned closure runs (on any thread, once or more) or
+    /// `holdLimit` has passed, whichever comes first; a worker started meanwhile starts
+    /// suspended.
+    ///
+    /// For a recording's start, whose reply waits for the audio server's first fragment: at
+    /// idle priority the worker still slowed that by one or two 20 ms graph cycles on
+    /// PipeWire in most runs (Record p95 +7 to +20 ms), through what the two cores share;
+    /// suspended meanwhile, by nothing measurable. Its stall timer does not notice a pause
+    /// this short.
+    package func holdWorker() -> @Sendable () -> Void {
+        lastHold += 1
+        let hold = lastHold
+        if holds.isEmpty { worker?.suspend() }
+        holds.insert(hold)
+        let release: @Sendable () -> Void = { [weak self, queue] in
+            queue.async { [weak self] in self?.release(hold) }
+        }
+        queue.asyncAfter(deadline: .now() + Self.holdLimit, execute: release)
+        return release
+    }
+
+    /// The longest a hold keeps the worker suspended: a start that takes longer (a server
+    /// being restarted) has other troubles, and the transcription should go on.
+    static let holdLimit: DispatchTimeInterval = .seconds(2)
+
+    private func release(_ hold: Int) {
+        guard holds.remove(hold) != nil, holds.isEmpty else { return }
+        worker?.resume()
     }
 
     private func send(_ id: String) {

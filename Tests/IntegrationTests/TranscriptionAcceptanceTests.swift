@@ -282,6 +282,39 @@ final class TranscriptionAcceptanceTests: RecorderTestCase {
         }
     }
 
+    /// A recording that starts while a memo is transcribed has the worker stopped until its
+    /// reply (the first audio): at idle priority the worker still made Record late by a graph
+    /// cycle or two on PipeWire. Stopped during the call, running again after it, and the
+    /// transcript as good.
+    func testTheWorkerIsStoppedWhileARecordingStarts() throws {
+        let memo = try addSpeechMemo(SpeechClip.upsampled(clips.flatMap(\.samples)), title: "All five")
+        let mark = try recorder.markSignals()
+        _ = try recorder.callMemo(memo, MemoMember.transcribe)
+        try recorder.waitForSignal("PropertiesChanged", timeout: .seconds(30), after: mark) {
+            $0.path == memo && $0.arguments[1].stringDictionary?[MemoMember.transcriptStatus.name]?.string == "running"
+        }
+        let worker = try XCTUnwrap(ProcessTree.children(of: daemon.process.pid).first)
+        XCTAssertEqual(getpgid(worker), worker, "a process group of its own")
+
+        let states = ProcessStates(of: worker)
+        let started = states.start()
+        _ = try recorder.recordWithOptions(["format": .string("wav")])
+        let answered = states.now
+        try waitUntil("the worker runs again", timeout: .seconds(1)) { states.latest != "T" }
+        let seen = states.stop()
+        XCTAssertTrue(
+            seen.contains { $0.state == "T" && $0.time >= started && $0.time <= answered },
+            "stopped during the call; states read: \(Dictionary(grouping: seen, by: \.state).mapValues(\.count))")
+
+        try recorder.waitUntilRecorded(0.3)
+        _ = try recorder.call(RecorderMember.stop)
+        try waitForTranscript(of: memo, after: mark)
+        let reference = clips.flatMap(\.words)
+        let words = WordErrorRate.words(try transcript(of: memo))
+        let errors = WordErrorRate.errors(reference: reference, hypothesis: words)
+        XCTAssertLessThanOrEqual(Double(errors) / Double(reference.count), 0.15)
+    }
+
     func testTheMemoBeingRecordedIsBusyAndTheRecordingIsQueuedWhenItEnds() throws {
         let memo = try recorder.recordWithOptions(["transcribe": .boolean(true), "format": .string("flac")])
         try recorder.waitUntilRecorded(0.3)
@@ -373,5 +406,46 @@ final class TranscriptionWithoutEngineTests: RecorderTestCase {
         let cli = try fixture.voicememo(["transcribe", String(memo.lastElement)])
         XCTAssertEqual(cli.status, 1)
         XCTAssertTrue(cli.stderr.contains("pip install faster-whisper"), cli.stderr)
+    }
+}
+
+/// A process's scheduling state (`R`, `S`, `T` for stopped…) read from `/proc/<pid>/stat` as
+/// often as a thread can, with when it was read: a stop of 20 ms is seen hundreds of times.
+private final class ProcessStates: @unchecked Sendable {
+    private let pid: pid_t
+    private let lock = NSLock()
+    private var samples: [(time: ContinuousClock.Instant, state: Character)] = []
+    private var isRunning = false
+    private let finished = DispatchSemaphore(value: 0)
+
+    init(of pid: pid_t) { self.pid = pid }
+
+    var now: ContinuousClock.Instant { ContinuousClock.now }
+
+    /// The last state read.
+    var latest: Character? { lock.withLock { samples.last?.state } }
+
+    /// Starts reading; returns when reading began.
+    func start() -> ContinuousClock.Instant {
+        let began = ContinuousClock.now
+        lock.withLock { isRunning = true }
+        Thread.detachNewThread { [self] in
+            while lock.withLock({ isRunning }) {
+                guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                    let end = stat.lastIndex(of: ")")
+                else { break }
+                let state = stat[stat.index(end, offsetBy: 2)]
+                lock.withLock { samples.append((ContinuousClock.now, state)) }
+            }
+            finished.signal()
+        }
+        return began
+    }
+
+    /// Stops reading and returns every state read.
+    func stop() -> [(time: ContinuousClock.Instant, state: Character)] {
+        lock.withLock { isRunning = false }
+        finished.wait()
+        return lock.withLock { samples }
     }
 }

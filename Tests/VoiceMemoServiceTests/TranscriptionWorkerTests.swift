@@ -3,8 +3,8 @@ import Foundation
 import Testing
 import VoiceMemoService
 
-/// How the daemon starts its speech worker: at idle priority, so that Python's start-up and
-/// the model's work never take a core from a recording.
+/// How the daemon starts and holds its speech worker: at idle priority, so that Python's
+/// start-up and the model's work never take a core from a recording, and stopped while one starts.
 @Suite("Transcription worker start")
 struct TranscriptionWorkerTests {
     /// A child that does not lower itself (`sleep`, not the Python worker) runs at idle CPU
@@ -14,6 +14,32 @@ struct TranscriptionWorkerTests {
         let started = try Self.start(["/bin/sleep", "30"])
         defer { Self.end(started) }
         #expect(try Self.schedulingPolicy(of: started.worker.pid) == Self.idlePolicy)
+    }
+
+    /// Suspended (while a recording starts), the worker is stopped until it is resumed. It
+    /// leads a process group of its own, which the kernel wakes with SIGHUP and SIGCONT if
+    /// the daemon dies while the worker is stopped.
+    @Test func aSuspendedWorkerIsStoppedUntilResumed() throws {
+        let started = try Self.start(["/bin/sleep", "30"])
+        defer { Self.end(started) }
+        let pid = started.worker.pid
+        #expect(getpgid(pid) == pid, "a process group of its own")
+        started.worker.suspend()
+        #expect(try Self.waitForState("T", of: pid), "stopped")
+        started.worker.resume()
+        #expect(try Self.waitForState("S", of: pid), "sleeping again, as sleep does")
+    }
+
+    /// Whether the process reaches `state` (the third field of `/proc/<pid>/stat`) within a
+    /// second: a signal is delivered asynchronously, within microseconds.
+    static func waitForState(_ state: Character, of pid: pid_t) throws -> Bool {
+        let deadline = ContinuousClock.now + .seconds(1)
+        while ContinuousClock.now < deadline {
+            let stat = try String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)
+            if let end = stat.lastIndex(of: ")"), stat[stat.index(end, offsetBy: 2)] == state { return true }
+            sched_yield()
+        }
+        return false
     }
 
     /// SCHED_IDLE's number on Linux.
