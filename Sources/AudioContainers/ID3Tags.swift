@@ -176,7 +176,6 @@ enum ID3Tags {
             )
         }
 
-        /// Parses the tag at `offset`, or returns nil if there is none.
         /// Replaces the frame holding `field` with one holding `text` where it was (first when
         /// there was none), or removes it when `text` is nil.
         mutating func setValue(_ text: String?, of field: TagField) {
@@ -188,6 +187,7 @@ enum ID3Tags {
             }
         }
 
+        /// Parses the tag at `offset`, or returns nil if there is none.
         init?(at offset: Int64, of file: InputFile) throws(TagEditError) {
             let header = try file.read(at: offset, upTo: 10)
             guard header.count == 10, header.starts(withASCII: "ID3") else { return nil }
