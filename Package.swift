@@ -59,7 +59,7 @@ let package = Package(
         .executableTarget(
             name: "voicememo", dependencies: ["VoiceMemoCore", "VoiceMemoContract", "Bus"]),
 
-        // What unit tests share: a seeded random generator, so a failing random input replays.
+        // What the tests share: a seeded random generator, so a failing random input replays.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "VoiceMemoCoreTests", dependencies: ["VoiceMemoCore", "TestSupport"]),
         .testTarget(name: "VoiceMemoContractTests", dependencies: ["VoiceMemoContract", "VoiceMemoCore", "Bus"]),
@@ -80,15 +80,14 @@ let package = Package(
             name: "IntegrationTests",
             dependencies: [
                 "Bus", "SoundFile", "AudioContainers", "VoiceMemoCore", "VoiceMemoRuntime", "VoiceMemoContract",
-                "IntegrationSupport", "voicememod",
-                "voicememo",
+                "IntegrationSupport", "TestSupport", "voicememod", "voicememo",
             ]),
         // `make bench`: voicememod against parecord on the fixture; `make test` runs a smoke-sized pass.
         .testTarget(
             name: "Benchmarks",
             dependencies: [
-                "Bus", "SoundFile", "VoiceMemoCore", "VoiceMemoContract", "IntegrationSupport", "voicememod",
-                "voicememo",
+                "Bus", "SoundFile", "VoiceMemoCore", "VoiceMemoContract", "IntegrationSupport", "TestSupport",
+                "voicememod", "voicememo",
             ],
             // The C reference recorder is compiled by the benchmark itself, not by SwiftPM; the
             // GLib client is run by Debian's python3-gi.

@@ -2,6 +2,7 @@ import Bus
 import Foundation
 import IntegrationSupport
 import SoundFile
+import TestSupport
 import VoiceMemoContract
 import VoiceMemoCore
 
@@ -119,19 +120,30 @@ extension RecorderBenchmark {
         table.notes.append(
             String(
                 format:
-                    "transcription: Record p95 %.1f ms idle, %.1f ms while transcribing (each: %@); Stop p95 %.1f ms "
-                    + "idle, %.1f ms while transcribing (each: %@); the worker %@ running when the last recording ended",
-                idle.record.percentile(95), busy.record.percentile(95),
+                    "transcription: Record p95 %.1f ms idle (each: %@), %.1f ms while transcribing (each: %@); "
+                    + "Stop p95 %.1f ms idle, %.1f ms while transcribing (each: %@); the worker %@ running when the last recording ended",
+                idle.record.percentile(95), idle.record.map { String(format: "%.0f", $0) }.joined(separator: " "),
+                busy.record.percentile(95),
                 busy.record.map { String(format: "%.0f", $0) }.joined(separator: " "), idle.stop.percentile(95),
                 busy.stop.percentile(95), busy.stop.map { String(format: "%.0f", $0) }.joined(separator: " "),
                 stillRunning ? "still" : "no longer")
         )
     }
 
-    /// Record → reply and Stop → reply over `plan.latencyRuns` short recordings.
+    /// Record → reply and Stop → reply over `plan.latencyRuns` short recordings, each Record
+    /// sent at a random point of the audio server's cycle, the same points for every call of this.
+    ///
+    /// Record's reply waits for the first fragment, so it takes from a few ms to a whole cycle
+    /// more, by when in the cycle it comes. A loop of fixed waits locks onto that cycle (Stop's
+    /// reply comes on a fragment): every idle Record met it at the same point (16–20 ms on
+    /// PulseAudio), and a millisecond's nudge cost a busy one a whole cycle (33–46 ms). A
+    /// person's Record falls anywhere in it; so do these, and the idle and the busy daemon get
+    /// the same offsets, so that their figures differ only by what the transcription costs.
     private func commandLatencies(_ client: VoiceMemoProxy) throws -> (record: [Double], stop: [Double]) {
         var (records, stops): ([Double], [Double]) = ([], [])
+        var random = SeededGenerator(seed: 37)
         for _ in 0..<plan.latencyRuns {
+            Thread.sleep(forTimeInterval: .random(in: 0..<0.1, using: &random))
             let mark = try client.markSignals()
             let recording = clock.now
             try client.call(RecorderMember.record)
