@@ -13,6 +13,11 @@ public final class Recorder: @unchecked Sendable {
 
     /// What the recorder does, for any number of listeners, on its queue.
     public let notifications = Observers<RecorderNotification>()
+    /// Told `true` when a start gets under way while none was, and `false` once none is: a
+    /// `Record`, `RecordWithOptions` or `Toggle` until it is answered, and any capture (a
+    /// call's, a start time's, a sound's) from its opening to its first audio. A start waits
+    /// on the audio server then, which work run beside the recorder can slow.
+    public let startsUnderway = Observers<Bool>()
     public let directory: MemoDirectory
 
     private var machine: RecorderMachine
@@ -33,6 +38,15 @@ public final class Recorder: @unchecked Sendable {
     /// Events sent while effects were being carried out, in order.
     private var waitingEvents: [RecorderEvent] = []
     private var isCarryingOut = false
+    /// Start calls not yet answered.
+    private var startCallsWaiting = 0 {
+        didSet { announceStarts() }
+    }
+    /// Recordings whose capture was started and has not yet delivered audio.
+    private var openingCaptures: Set<RecordingNumber> = [] {
+        didSet { announceStarts() }
+    }
+    private var isStarting = false
 
     public init(
         directory: MemoDirectory, defaults: RecorderDefaults, settings: SettingsStore?, backend: RecordingBackend,
@@ -107,12 +121,12 @@ public final class Recorder: @unchecked Sendable {
     /// `Record`: starts a memo with the defaults when idle, resumes when paused, and
     /// otherwise returns the open memo.
     public func record(completion: @escaping Completion<MemoReference>) {
-        send(.record(expect(\.memo, completion), now: now()))
+        send(.record(expect(\.memo, underway(completion)), now: now()))
     }
 
     /// `RecordWithOptions`: starts a memo with per-recording options; `busy` unless idle.
     public func record(options: [String: OptionValue], completion: @escaping Completion<MemoReference>) {
-        send(.recordWithOptions(expect(\.memo, completion), options, now: now()))
+        send(.recordWithOptions(expect(\.memo, underway(completion)), options, now: now()))
     }
 
     /// `Pause`: `completion` runs once the file on disk holds every frame recorded before it.
@@ -150,7 +164,7 @@ public final class Recorder: @unchecked Sendable {
 
     /// `Toggle`: starts when idle, otherwise stops; returns the state this toggle moved to.
     public func toggle(completion: @escaping Completion<RecorderState>) {
-        send(.toggle(expect(\.state, completion), now: now()))
+        send(.toggle(expect(\.state, underway(completion)), now: now()))
     }
 
     /// Changes the defaults for the next recording and saves them.
@@ -232,6 +246,22 @@ public final class Recorder: @unchecked Sendable {
     private func apply(_ event: RecorderEvent) {
         let outcomes = machine.handle(event).compactMap { perform($0) }
         waitingEvents.insert(contentsOf: outcomes, at: 0)
+    }
+
+    /// `completion`, counted as a start under way until it runs.
+    private func underway<Value>(_ completion: @escaping Completion<Value>) -> Completion<Value> {
+        startCallsWaiting += 1
+        return { [weak self] result in
+            self?.startCallsWaiting -= 1
+            completion(result)
+        }
+    }
+
+    private func announceStarts() {
+        let isStarting = startCallsWaiting > 0 || !openingCaptures.isEmpty
+        guard isStarting != self.isStarting else { return }
+        self.isStarting = isStarting
+        startsUnderway.notify(isStarting)
     }
 
     /// Keeps `completion` until the machine answers it; `value` picks its reply's payload.
@@ -353,11 +383,16 @@ public final class Recorder: @unchecked Sendable {
         ) { [weak self] event in self?.captureReported(event, by: number) }
         pipeline.isMeteringEnabled = isMetering
         captures[number] = .running(RunningCapture(pipeline: pipeline, journaledName: journaledName))
+        openingCaptures.insert(number)
         pipeline.start()
     }
 
     /// Hands what recording `number`'s pipeline reports to the rules.
     private func captureReported(_ event: CapturePipeline.Event, by number: RecordingNumber) {
+        switch event {
+        case .audioFlowing, .started(.failure), .ended: openingCaptures.remove(number)
+        default: break
+        }
         switch event {
         case .started(.success(let source)): send(.captureStarted(number, source: source))
         case .started(.failure(let error)): send(.captureFailedToStart(number, error))

@@ -78,17 +78,11 @@ package final class RecorderService: @unchecked Sendable {
         BusInterface(
             name: Contract.recorderInterface,
             methods: [
-                BusMethod(RecorderMember.record) { [recorder, transcription] call in
-                    let release = transcription?.holdWorker()
-                    recorder.record {
-                        release?()
-                        call.answer($0.map { [.objectPath(Contract.memoPath(id: $0.id))] })
-                    }
+                BusMethod(RecorderMember.record) { [recorder] call in
+                    recorder.record { call.answer($0.map { [.objectPath(Contract.memoPath(id: $0.id))] }) }
                 },
-                BusMethod(RecorderMember.recordWithOptions) { [recorder, transcription] call in
-                    let release = transcription?.holdWorker()
+                BusMethod(RecorderMember.recordWithOptions) { [recorder] call in
                     recorder.record(options: Self.options(from: call.arguments[0])) {
-                        release?()
                         call.answer($0.map { [.objectPath(Contract.memoPath(id: $0.id))] })
                     }
                 },
@@ -104,12 +98,8 @@ package final class RecorderService: @unchecked Sendable {
                     recorder.stop { call.answer($0.map { [.objectPath(Contract.memoPath(id: $0.id))] }) }
                 },
                 BusMethod(RecorderMember.cancel) { [recorder] call in recorder.cancel { call.answer($0.map { [] }) } },
-                BusMethod(RecorderMember.toggle) { [recorder, transcription] call in
-                    let release = transcription?.holdWorker()
-                    recorder.toggle {
-                        release?()
-                        call.answer($0.map { [.string($0.rawValue)] })
-                    }
+                BusMethod(RecorderMember.toggle) { [recorder] call in
+                    recorder.toggle { call.answer($0.map { [.string($0.rawValue)] }) }
                 },
                 BusMethod(RecorderMember.stopPlayback) { [player] call in
                     player.stop()

@@ -190,11 +190,9 @@ package final class TranscriptionService: @unchecked Sendable {
     /// `holdLimit` has passed, whichever comes first; a worker started meanwhile starts
     /// suspended.
     ///
-    /// For a recording's start, whose reply waits for the audio server's first fragment: at
-    /// idle priority the worker still slowed that by one or two 20 ms graph cycles on
-    /// PipeWire in most runs (Record p95 +7 to +20 ms), through what the two cores share;
-    /// suspended meanwhile, by nothing measurable. Its stall timer does not notice a pause
-    /// this short.
+    /// For a recording's start, which waits for the audio server's first fragment: at idle
+    /// priority the worker still made some starts miss a 20 ms graph cycle on PipeWire,
+    /// through what the two cores share. Its stall timer does not notice a pause this short.
     package func holdWorker() -> @Sendable () -> Void {
         lastHold += 1
         let hold = lastHold
@@ -205,6 +203,17 @@ package final class TranscriptionService: @unchecked Sendable {
         }
         queue.asyncAfter(deadline: .now() + Self.holdLimit, execute: release)
         return release
+    }
+
+    /// Holds the worker from each `true` of `starts` (a recorder's `startsUnderway`) to the
+    /// `false` after it: every start, whether a call, the tray, a start time or a sound began
+    /// it, until it is answered and has its first audio.
+    package func holdWorker(whileStartsAreUnderway starts: Observers<Bool>) {
+        var release: (@Sendable () -> Void)?
+        starts.observe { [weak self] isStarting in
+            release?()
+            release = isStarting ? self?.holdWorker() : nil
+        }
     }
 
     /// The longest a hold keeps the worker suspended: a start that takes longer (a server

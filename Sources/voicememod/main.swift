@@ -89,6 +89,7 @@ let (recorder, player, library, server, service, routes, watcher, crashRecovery)
         engineDirectory: locations.engineDirectory, script: locations.transcriberScript,
         stateDirectory: locations.stateDirectory, queue: queue,
         model: { @Sendable in recorder.defaults.transcriptionModel })
+    transcription.holdWorker(whileStartsAreUnderway: recorder.startsUnderway)
     let library = MemoLibraryService(
         directory: locations.memoDirectory, trash: Trash(directory: locations.trashDirectory),
         cachePath: cacheDirectory + "/library.cache",

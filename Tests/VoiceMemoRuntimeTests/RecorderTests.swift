@@ -171,6 +171,38 @@ struct RecorderTests {
         #expect(harness.memoFiles.count == 1)
     }
 
+    /// What the speech worker is suspended by while a recording starts: a start call until it
+    /// is answered, and every capture, a call's or a start time's, from its opening to its
+    /// first audio; one that cannot open ends too.
+    @Test func eachStartIsUnderwayUntilItIsAnsweredAndHasItsFirstAudio() async throws {
+        let harness = RecorderHarness()
+        let starts = Mutex<[Bool]>([])
+        harness.queue.sync {
+            harness.recorder.startsUnderway.observe { isStarting in starts.withLock { $0.append(isStarting) } }
+        }
+        _ = try await harness.record().get()
+        #expect(starts.withLock { $0 } == [true, false], "over when Record is answered, on its first audio")
+        _ = try await harness.stop().get()
+        #expect(starts.withLock { $0 } == [true, false], "a stop is no start")
+        let startAt = Int64(Date().timeIntervalSince1970.rounded(.up)) + 1
+        _ = try await harness.record(["start-at": .int64(startAt)]).get()
+        #expect(starts.withLock { $0 } == [true, false, true, false], "the call, answered before its start time")
+        try waitUntil(timeout: .seconds(5)) { starts.withLock { $0 }.count == 6 }
+        #expect(starts.withLock { $0 } == [true, false, true, false, true, false], "the capture at its time")
+        _ = try await harness.stop().get()
+
+        let refused = RecorderHarness(backend: FakeBackend(refuseCapture: true))
+        let refusedStarts = Mutex<[Bool]>([])
+        refused.queue.sync {
+            refused.recorder.startsUnderway.observe { isStarting in refusedStarts.withLock { $0.append(isStarting) } }
+        }
+        guard case .failure = await refused.record() else {
+            Issue.record("Record succeeded without an audio server")
+            return
+        }
+        #expect(refusedStarts.withLock { $0 } == [true, false])
+    }
+
     @Test func stoppingAScheduledRecordingLeavesNoFile() async throws {
         let harness = RecorderHarness()
         // An hour away: the stop must come before the start however long the test waits.
