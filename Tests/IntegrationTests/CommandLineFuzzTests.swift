@@ -2,6 +2,7 @@ import Bus
 import Foundation
 import IntegrationSupport
 import SoundFile
+import TestSupport
 import VoiceMemoContract
 import VoiceMemoCore
 import XCTest

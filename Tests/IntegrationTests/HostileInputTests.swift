@@ -3,6 +3,7 @@ import Foundation
 import IntegrationSupport
 import SoundFile
 import Synchronization
+import TestSupport
 import VoiceMemoContract
 import VoiceMemoCore
 import XCTest

@@ -16,20 +16,3 @@ class RecorderTestCase: IntegrationTestCase {
         try super.tearDownWithError()
     }
 }
-
-/// A small deterministic generator (xorshift), so a failing random run can be replayed
-/// from its seed.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed == 0 ? 0x9E37_79B9_7F4A_7C15 : seed
-    }
-
-    mutating func next() -> UInt64 {
-        state ^= state << 13
-        state ^= state >> 7
-        state ^= state << 17
-        return state
-    }
-}

@@ -3,6 +3,7 @@ import Bus
 import Foundation
 import IntegrationSupport
 import SoundFile
+import TestSupport
 import VoiceMemoContract
 import VoiceMemoCore
 import XCTest
@@ -182,8 +183,9 @@ final class RenameInPlaceTests: RecorderTestCase {
             (titles + ["Renamed twice, with a title rather longer than the one before it"]).map {
                 MemoNaming.renamedFileName(name, title: $0)
             })
-        var generator = SeededGenerator(seed: UInt64(Date().timeIntervalSince1970))
-        print("seed for the kills: \(generator.state)")
+        let seed = UInt64(Date().timeIntervalSince1970)
+        var generator = SeededGenerator(seed: seed)
+        print("seed for the kills: \(seed)")
         var daemon: Daemon? = nil
         defer { daemon?.stop() }
         var outcomes: [String] = []

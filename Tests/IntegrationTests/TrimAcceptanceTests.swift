@@ -2,6 +2,7 @@ import Bus
 import Foundation
 import IntegrationSupport
 import SoundFile
+import TestSupport
 import VoiceMemoContract
 import VoiceMemoCore
 import VoiceMemoRuntime
@@ -271,8 +272,9 @@ final class TrimAcceptanceTests: RecorderTestCase {
         expected = (frames - 48_000, 24_000)  // the first sample tells the offset modulo 2^15
         XCTAssertTrue(try check() == expected)
 
-        var generator = SeededGenerator(seed: UInt64(Date().timeIntervalSince1970))
-        print("seed for the kills: \(generator.state); one trim took \(oneTrim)")
+        let seed = UInt64(Date().timeIntervalSince1970)
+        var generator = SeededGenerator(seed: seed)
+        print("seed for the kills: \(seed); one trim took \(oneTrim)")
         var daemon: Daemon? = nil
         defer { daemon?.stop() }
         var outcomes: [String] = []
