@@ -7,11 +7,11 @@
 /// the frames unchanged. Where the comments fit in the room of the old block and the padding
 /// after it, they are rewritten there instead (`inPlaceEdit`).
 enum FlacTags {
-    /// The file's `field` tag, if it has one.
-    static func text(of field: TagField, in file: InputFile) throws(TagEditError) -> String? {
+    /// The file's tags, each field that has one.
+    static func texts(in file: InputFile) throws(TagEditError) -> [TagField: String] {
         let layout = try Layout(of: file)
-        guard let block = layout.blocks.first(where: { $0.type == commentType }) else { return nil }
-        return try comment(in: block, of: file).value(of: field)
+        guard let block = layout.blocks.first(where: { $0.type == commentType }) else { return [:] }
+        return try comment(in: block, of: file).values()
     }
 
     /// Writes `file` to `output` with its `field` tag set to `text` (removed when nil).

@@ -9,15 +9,19 @@
 /// sets the ID3v1 title if there is an ID3v1 tag and the title is set, and copies the MPEG frames in between
 /// (including LAME's Xing/Info frame) unchanged after checking that they are complete.
 enum ID3Tags {
-    /// The file's `field` tag, if it has one; the title from ID3v2, else from ID3v1.
-    static func text(of field: TagField, in file: InputFile) throws(TagEditError) -> String? {
+    /// The file's tags, each field that has one; the title from ID3v2, else from ID3v1.
+    static func texts(in file: InputFile) throws(TagEditError) -> [TagField: String] {
         let tags = try Tags(of: file)
-        if let v2 = tags.v2, let frame = v2.frames.first(where: { $0.holds(field, isVersion4: v2.version == 4) }) {
-            return frame.text(isVersion4: v2.version == 4)
+        var texts: [TagField: String] = [:]
+        for field in TagField.allCases {
+            if let v2 = tags.v2, let frame = v2.frames.first(where: { $0.holds(field, isVersion4: v2.version == 4) }) {
+                texts[field] = frame.text(isVersion4: v2.version == 4)
+            } else if field == .title, let v1 = tags.v1 {
+                let title = v1[3..<33].prefix { $0 != 0 }
+                if !title.isEmpty { texts[field] = decodeTagText(title) }
+            }
         }
-        guard field == .title, let v1 = tags.v1 else { return nil }
-        let field = v1[3..<33].prefix { $0 != 0 }
-        return field.isEmpty ? nil : decodeTagText(field)
+        return texts
     }
 
     /// Writes `file` to `output` with its `field` tag set to `text` (removed when nil).

@@ -9,9 +9,9 @@
 /// copies every audio page byte for byte except its sequence number (shifted by the change in
 /// the number of header pages) and its CRC. Granule positions are unchanged.
 enum OggTags {
-    /// The file's `field` tag, if it has one.
-    static func text(of field: TagField, in file: InputFile) throws(TagEditError) -> String? {
-        try Headers(of: file).comment(in: file).value(of: field)
+    /// The file's tags, each field that has one.
+    static func texts(in file: InputFile) throws(TagEditError) -> [TagField: String] {
+        try Headers(of: file).comment(in: file).values()
     }
 
     /// Writes `file` to `output` with its `field` tag set to `text` (removed when nil).

@@ -133,18 +133,27 @@ public enum TagEditor {
         TagJournal.recoverAll(in: directory)
     }
 
+    /// Reads the file's tags in one pass (the daemon reads every memo's title and transcript
+    /// at start-up): each field the file has; throws when the file is not a well-formed file
+    /// of `container`.
+    public static func texts(
+        ofFileAt path: String, container: TagContainer
+    ) throws(TagEditError) -> [TagField: String] {
+        let input = try InputFile(path: path)
+        switch container {
+        case .wav: return try WaveTags.texts(in: input)
+        case .flac: return try FlacTags.texts(in: input)
+        case .ogg: return try OggTags.texts(in: input)
+        case .mp3: return try ID3Tags.texts(in: input)
+        }
+    }
+
     /// Reads the file's `field` tag: nil when the file has none; throws when the file is not a
     /// well-formed file of `container`.
     public static func text(
         of field: TagField, ofFileAt path: String, container: TagContainer
     ) throws(TagEditError) -> String? {
-        let input = try InputFile(path: path)
-        switch container {
-        case .wav: return try WaveTags.text(of: field, in: input)
-        case .flac: return try FlacTags.text(of: field, in: input)
-        case .ogg: return try OggTags.text(of: field, in: input)
-        case .mp3: return try ID3Tags.text(of: field, in: input)
-        }
+        try texts(ofFileAt: path, container: container)[field]
     }
 
     /// Replaces the file's title tag (empty title: removes it); see `setText(_:for:ofFileAt:container:)`.

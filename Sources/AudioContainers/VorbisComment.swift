@@ -38,6 +38,13 @@ struct VorbisComment {
         return fields.first { Self.field($0, isNamed: key) }.map { decodeTagText($0.dropFirst(key.count)) }
     }
 
+    /// The value of each field's first occurrence, for the fields that occur.
+    func values() -> [TagField: String] {
+        var values: [TagField: String] = [:]
+        for field in TagField.allCases { values[field] = value(of: field) }
+        return values
+    }
+
     /// Replaces every `field` field by one holding `value` where the first one was (at the
     /// front if there was none), or removes them all when `value` is nil.
     mutating func setValue(_ value: String?, of field: TagField) {

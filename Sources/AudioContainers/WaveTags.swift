@@ -11,17 +11,20 @@
 /// rewritten with them; under 4 GiB libsndfile writes it as a plain WAV with a `JUNK` chunk
 /// where `ds64` would go, which is copied like any other chunk.
 enum WaveTags {
-    /// The file's `field` tag, if it has one.
-    static func text(of field: TagField, in file: InputFile) throws(TagEditError) -> String? {
+    /// The file's tags, each field that has one: its first entry in the `INFO` lists.
+    static func texts(in file: InputFile) throws(TagEditError) -> [TagField: String] {
+        var texts: [TagField: String] = [:]
         for chunk in try chunks(of: file).chunks where chunk.id == Self.list {
-            if let info = try InfoList(chunk, of: file), let name = info.entries.first(where: { $0.id == field.infoID })
-            {
-                var text = name.data[...]
+            guard let info = try InfoList(chunk, of: file) else { continue }
+            for field in TagField.allCases where texts[field] == nil {
+                guard let entry = info.entries.first(where: { $0.id == field.infoID }) else { continue }
+                var text = entry.data[...]
                 while text.last == 0 { text.removeLast() }
-                return decodeTagText(text)
+                texts[field] = decodeTagText(text)
             }
+            if texts.count == TagField.allCases.count { break }
         }
-        return nil
+        return texts
     }
 
     /// Writes `file` to `output` with its `field` tag set to `text` (removed when nil).

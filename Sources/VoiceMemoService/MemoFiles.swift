@@ -35,10 +35,11 @@ struct MemoFiles {
         guard let reader = try? SoundFileReader(path: path),
             let format = reader.format ?? Self.format(of: status.fileName)
         else { return nil }
-        let tagged = reader.title ?? (try? TagEditor.title(ofFileAt: path, container: format.tagContainer)) ?? nil
-        // libsndfile knows no transcript tag; most memos have none, and the editor says so
-        // from the tag block alone.
-        let transcript = (try? TagEditor.text(of: .transcript, ofFileAt: path, container: format.tagContainer)) ?? nil
+        // libsndfile knows no transcript tag, and no title in every container; the editor
+        // reads both from the tag block in one opening of the file.
+        let tags = (try? TagEditor.texts(ofFileAt: path, container: format.tagContainer)) ?? [:]
+        let tagged = reader.title ?? tags[.title]
+        let transcript = tags[.transcript]
         let created =
             MemoNaming.creationDate(forFileName: status.fileName).map { Int64($0.timeIntervalSince1970 * 1_000_000) }
             ?? status.modified

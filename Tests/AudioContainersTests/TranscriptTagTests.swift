@@ -44,6 +44,10 @@ struct TranscriptTagTests {
         try TagEditor.setText(Self.transcript, for: .transcript, ofFileAt: memo.path, container: memo.container)
         #expect(try TagEditor.text(of: .transcript, ofFileAt: memo.path, container: memo.container) == Self.transcript)
         #expect(try TagEditor.title(ofFileAt: memo.path, container: memo.container) == MemoFixture.originalTitle)
+        // The daemon's start-up read: both tags from one opening of the file.
+        #expect(
+            try TagEditor.texts(ofFileAt: memo.path, container: memo.container)
+                == [.title: MemoFixture.originalTitle, .transcript: Self.transcript])
         var after = try Decoded(memo.path)
         #expect(after.samples == before.samples, "decoded audio changed for \(format)")
         #expect(after.title == MemoFixture.originalTitle, "libsndfile reads another title from \(format)")
@@ -82,6 +86,7 @@ struct TranscriptTagTests {
         try TagEditor.setText(Self.transcript, for: .transcript, ofFileAt: memo.path, container: memo.container)
         #expect(try TagEditor.text(of: .transcript, ofFileAt: memo.path, container: memo.container) == Self.transcript)
         #expect(try TagEditor.title(ofFileAt: memo.path, container: memo.container) == nil)
+        #expect(try TagEditor.texts(ofFileAt: memo.path, container: memo.container) == [.transcript: Self.transcript])
         #expect(try ToolReport.ffprobeTags(memo.path)[Self.ffprobeName(format)] == Self.transcript)
         // An empty text removes the tag, as an empty title does.
         try TagEditor.setText("", for: .transcript, ofFileAt: memo.path, container: memo.container)
