@@ -43,9 +43,10 @@ package final class TranscriptionService: @unchecked Sendable {
     private var stallTimer: DispatchSourceTimer?
     /// How the last worker ended ("exited with status 1"), for the job it left.
     private var lastExit = "ended"
-    /// Holds taken by `holdWorker()` and not yet released: the worker is suspended meanwhile.
-    private var holds: Set<Int> = []
-    private var lastHold = 0
+    /// The current hold's number while the worker is held (suspended) for a start, nil
+    /// otherwise; numbered, so that an earlier hold's time limit cannot end a later hold.
+    private var hold: Int?
+    private var holdsTaken = 0
     weak var client: (any TranscriptionClient)?
     /// Told when the engine found changes (`TranscriptionEngine`).
     let engineChanged = Observers<Void>()
@@ -178,7 +179,7 @@ package final class TranscriptionService: @unchecked Sendable {
                 received: { [weak self] message in self?.hear(message) },
                 exited: { [weak self] status in self?.workerExited(status) })
             worker = started
-            if !holds.isEmpty { started.suspend() }
+            if hold != nil { started.suspend() }
             Log.info("transcription: worker \(started.pid) started (model \(arguments[3]))")
         } catch {
             Log.warning("transcription: \(error)")
@@ -186,33 +187,17 @@ package final class TranscriptionService: @unchecked Sendable {
         }
     }
 
-    /// Suspends the worker until the returned closure runs (on any thread, once or more) or
-    /// `holdLimit` has passed, whichever comes first; a worker started meanwhile starts
-    /// suspended.
+    /// Holds (suspends) the worker from each `true` of `starts` (a recorder's
+    /// `startsUnderway`) to the `false` after it, or until `holdLimit` has passed: every
+    /// start, whether a call, the tray, a start time or a sound began it, until it is answered
+    /// and has its first audio. A worker started meanwhile starts suspended.
     ///
-    /// For a recording's start, which waits for the audio server's first fragment: at idle
-    /// priority the worker still made some starts miss a 20 ms graph cycle on PipeWire,
-    /// through what the two cores share. Its stall timer does not notice a pause this short.
-    package func holdWorker() -> @Sendable () -> Void {
-        lastHold += 1
-        let hold = lastHold
-        if holds.isEmpty { worker?.suspend() }
-        holds.insert(hold)
-        let release: @Sendable () -> Void = { [weak self, queue] in
-            queue.async { [weak self] in self?.release(hold) }
-        }
-        queue.asyncAfter(deadline: .now() + Self.holdLimit, execute: release)
-        return release
-    }
-
-    /// Holds the worker from each `true` of `starts` (a recorder's `startsUnderway`) to the
-    /// `false` after it: every start, whether a call, the tray, a start time or a sound began
-    /// it, until it is answered and has its first audio.
+    /// A recording's start waits for the audio server's first fragment: at idle priority the
+    /// worker still made some starts miss a 20 ms graph cycle on PipeWire, through what the
+    /// two cores share. Its stall timer does not notice a pause this short.
     package func holdWorker(whileStartsAreUnderway starts: Observers<Bool>) {
-        var release: (@Sendable () -> Void)?
         starts.observe { [weak self] isStarting in
-            release?()
-            release = isStarting ? self?.holdWorker() : nil
+            if isStarting { self?.holdWorker() } else { self?.releaseWorker() }
         }
     }
 
@@ -220,8 +205,19 @@ package final class TranscriptionService: @unchecked Sendable {
     /// being restarted) has other troubles, and the transcription should go on.
     static let holdLimit: DispatchTimeInterval = .seconds(2)
 
-    private func release(_ hold: Int) {
-        guard holds.remove(hold) != nil, holds.isEmpty else { return }
+    private func holdWorker() {
+        if hold == nil { worker?.suspend() }
+        holdsTaken += 1
+        let taken = holdsTaken
+        hold = taken
+        queue.asyncAfter(deadline: .now() + Self.holdLimit) { [weak self] in
+            if self?.hold == taken { self?.releaseWorker() }
+        }
+    }
+
+    private func releaseWorker() {
+        guard hold != nil else { return }
+        hold = nil
         worker?.resume()
     }
 
