@@ -72,4 +72,12 @@ package final class Daemon {
     package func kill() -> ChildProcess.Termination {
         process.kill()
     }
+
+    /// Kills the daemon as `kill()` does once `delay` seconds have passed: a moment the test
+    /// chose (at random, to land anywhere in the work under way), which no event marks.
+    @discardableResult
+    package func kill(after delay: Double) -> ChildProcess.Termination {
+        Thread.sleep(forTimeInterval: delay)
+        return kill()
+    }
 }

@@ -155,14 +155,18 @@ final class RenameInPlaceTests: RecorderTestCase {
         let memo = Contract.memoPath(id: MemoNaming.memoID(forFileName: name))
         try waitUntil("the memo is listed", timeout: .seconds(30)) { try self.recorder.managedMemos()[memo] != nil }
 
+        let cache = fixture.session.runtimeDirectory.appendingPathComponent("voicememo/library.cache")
         for newTitle in ["Renamed once", "Renamed twice, with a title rather longer than the one before it"] {
+            let cacheBefore = Self.version(of: cache)
             let before = try Self.writtenBytes(of: daemon.process.pid)
             let clock = ContinuousClock.now
             _ = try recorder.callMemo(memo, MemoMember.rename, [.string(newTitle)])
             let elapsed = ContinuousClock.now - clock
             let after = try Self.writtenBytes(of: daemon.process.pid)
-            // The library's cache is saved a moment later: counted too.
-            Thread.sleep(forTimeInterval: 1.5)
+            // The library's cache is saved a moment later (a new file put in its place): counted too.
+            try waitUntil("the library cache is saved", timeout: .seconds(10)) {
+                Self.version(of: cache) != cacheBefore
+            }
             let settled = try Self.writtenBytes(of: daemon.process.pid)
             print(
                 "rename of \(name): \(elapsed); daemon wrote \(after.storage - before.storage) bytes to storage, "
@@ -198,8 +202,7 @@ final class RenameInPlaceTests: RecorderTestCase {
             let renames = try fixture.session.launch(
                 "sh", ["-c", "while :; do \(call) \"$1\"; \(call) \"$2\"; done", "sh", titles[0], titles[1]],
                 logName: "renames-\(round)")
-            Thread.sleep(forTimeInterval: Double.random(in: 0.05...0.5, using: &generator))
-            running.kill()
+            running.kill(after: Double.random(in: 0.05...0.5, using: &generator))
             renames.kill()
             let entries = try FileManager.default.contentsOfDirectory(atPath: memoDirectory.path)
             let memos = entries.filter { !$0.hasPrefix(".") }
@@ -278,6 +281,14 @@ final class RenameInPlaceTests: RecorderTestCase {
             "ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "default=nw=1:nk=1", path],
             timeout: .seconds(30))
         return Double(output.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+    }
+
+    /// Which file is at `url` and when it was last written (nil if none): a file saved
+    /// by replacement is another file, one saved in place has another time.
+    private static func version(of url: URL) -> [FileAttributeKey: AnyHashable]? {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: url.path) else { return nil }
+        return attributes.filter { [.systemFileNumber, .modificationDate].contains($0.key) }
+            .compactMapValues { $0 as? AnyHashable }
     }
 
     /// What the process wrote so far: bytes it sent to storage (`write_bytes`) and bytes

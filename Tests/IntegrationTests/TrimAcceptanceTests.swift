@@ -292,8 +292,7 @@ final class TrimAcceptanceTests: RecorderTestCase {
                 Double.random(in: 0...1.2, using: &generator) * Double(oneTrim.components.seconds)
                 + Double.random(in: 0...1.2, using: &generator) * Double(oneTrim.components.attoseconds) / 1e18
             // The kill's moment is the test: anywhere in a trim, chosen by the seeded generator.
-            Thread.sleep(forTimeInterval: delay)
-            running.kill()
+            running.kill(after: delay)
             _ = try? trim.waitForExit(timeout: .seconds(5))
             let (frameCount, offset) = try check()
             let trimmed = (expected.frames - 48_000, (expected.offset + 24_000) % 32_768)
