@@ -19,7 +19,7 @@ extension RecorderBenchmark {
             try client.recordWithOptions(
                 ["format": .string("wav"), "channels": .uint32(1), "sample-rate": .uint32(48_000)])
         }
-        keepRecording(for: plan.continuityRecording)
+        elapse(plan.continuityRecording)
         let stopping = try client.markSignals()
         _ = try span.stop { try client.call(RecorderMember.stop) }
         try client.waitForSignal(RecorderMember.recordingFinished, timeout: .seconds(10), after: stopping)

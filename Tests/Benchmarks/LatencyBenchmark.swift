@@ -33,7 +33,7 @@ extension RecorderBenchmark {
                 parecord.fileSize > 0
             }
             launchFirstFrame.append((clock.now - launched).milliseconds)
-            keepRecording(for: plan.latencyRecording)
+            elapse(plan.latencyRecording)
             let stopping = clock.now
             try parecord.stop()
             terminateExit.append((clock.now - stopping).milliseconds)
@@ -89,7 +89,7 @@ extension RecorderBenchmark {
                 ((try? SoundFileReader(path: file.path))?.frameCount ?? 0) > 0
             }
             let captured = clock.now
-            keepRecording(for: plan.latencyRecording + fragment * run / plan.latencyRuns)
+            elapse(plan.latencyRecording + fragment * run / plan.latencyRuns)
             let mark = try client.markSignals()
             let stopping = clock.now
             try stop()

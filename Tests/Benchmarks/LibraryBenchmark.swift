@@ -79,7 +79,7 @@ extension RecorderBenchmark {
                     voicememod: keptGrowth))
             // The kept reply goes a while after the last listing; the idle daemon is then as before.
             let lifetime = BusObjectServer.keptListingLifetime
-            Thread.sleep(forTimeInterval: (lifetime + .seconds(2)).timeInterval)
+            elapse(lifetime + .seconds(2))
             try waitForDispatchWorkers(of: daemon)
             let growth = try Self.residentMiB(of: pid) - idle
             table.add(

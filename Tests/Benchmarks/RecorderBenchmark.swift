@@ -78,12 +78,6 @@ final class RecorderBenchmark {
         }
     }
 
-    /// Lets a recording run for `duration`: a window measured by the clock (CPU per minute,
-    /// a latency cycle's length), so no event can end it.
-    func keepRecording(for duration: Duration) {
-        Thread.sleep(forTimeInterval: duration.timeInterval)
-    }
-
     /// Waits, in the full plan, until `daemon`'s libdispatch workers have ended (each exits
     /// 5 s after its last work item: a wake-up of the pool's, not of the daemon's), so an
     /// idle window sees the idle daemon; a smoke run's figures mean nothing, and it goes on.
@@ -97,7 +91,7 @@ final class RecorderBenchmark {
     ) {
         let server = serverProcessIDs
         let (clientBefore, serverBefore) = (try ProcessSample.read(pids), try ProcessSample.read(server))
-        keepRecording(for: duration)
+        elapse(duration)
         return (try ProcessSample.read(pids) - clientBefore, try ProcessSample.read(server) - serverBefore)
     }
 

@@ -53,7 +53,7 @@ extension RecorderBenchmark {
         let recorded = try span.start {
             try client.recordWithOptions(["format": .string("wav"), "channels": .uint32(1)])
         }
-        keepRecording(for: plan.isFull ? .seconds(15) : .seconds(2))
+        elapse(plan.isFull ? .seconds(15) : .seconds(2))
         let stopping = try client.markSignals()
         _ = try span.stop { try client.call(RecorderMember.stop) }
         try client.waitForSignal(RecorderMember.recordingFinished, timeout: .seconds(10), after: stopping)
@@ -143,12 +143,12 @@ extension RecorderBenchmark {
         var (records, stops): ([Double], [Double]) = ([], [])
         var random = SeededGenerator(seed: 37)
         for _ in 0..<plan.latencyRuns {
-            Thread.sleep(forTimeInterval: .random(in: 0..<0.1, using: &random))
+            elapse(.seconds(Double.random(in: 0..<0.1, using: &random)))
             let mark = try client.markSignals()
             let recording = clock.now
             try client.call(RecorderMember.record)
             records.append((clock.now - recording).milliseconds)
-            keepRecording(for: plan.latencyRecording)
+            elapse(plan.latencyRecording)
             let stopping = clock.now
             try client.call(RecorderMember.stop)
             stops.append((clock.now - stopping).milliseconds)
@@ -198,7 +198,7 @@ final class WorkerWatch: @unchecked Sendable {
                     usage.cpuSeconds = sample.cpuSeconds
                     usage.peakKilobytes = max(usage.peakKilobytes, ProcessSample.field("VmHWM", in: status))
                 }
-                Thread.sleep(forTimeInterval: 0.05)
+                elapse(.milliseconds(50))
             }
             finished.signal()
         }
