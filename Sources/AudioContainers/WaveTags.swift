@@ -11,11 +11,19 @@
 /// rewritten with them; under 4 GiB libsndfile writes it as a plain WAV with a `JUNK` chunk
 /// where `ds64` would go, which is copied like any other chunk.
 enum WaveTags {
-    /// The file's tags, each field that has one: its first entry in the `INFO` lists.
+    /// The file's tags, each field that has one: its first entry in the `INFO` lists. A list
+    /// that cannot be read throws only if no field was found before it, so a field is read
+    /// as it was when each was read alone (from the lists up to its own).
     static func texts(in file: InputFile) throws(TagEditError) -> [TagField: String] {
         var texts: [TagField: String] = [:]
         for chunk in try chunks(of: file).chunks where chunk.id == Self.list {
-            guard let info = try InfoList(chunk, of: file) else { continue }
+            let info: InfoList?
+            do {
+                info = try InfoList(chunk, of: file)
+            } catch _ where !texts.isEmpty {
+                break
+            }
+            guard let info else { continue }
             for field in TagField.allCases where texts[field] == nil {
                 guard let entry = info.entries.first(where: { $0.id == field.infoID }) else { continue }
                 var text = entry.data[...]

@@ -168,6 +168,25 @@ struct TranscriptTagTests {
         #expect(try ToolReport.sox(memo.path).frames == 96000)
     }
 
+    /// A hand-edited WAV whose last `LIST` chunk is broken (an entry longer than the chunk)
+    /// keeps the title found before it: the one-pass read gives what reading the title
+    /// alone gave, and no transcript.
+    @Test func aBrokenListAfterTheTitleLeavesTheTitleReadable() throws {
+        let memo = try MemoFixture(.wav)
+        defer { memo.remove() }
+        var bytes = [UInt8](memo.bytes)
+        var list = Array("LIST".utf8)
+        list.append(contentsOf: [12, 0, 0, 0] + Array("INFO".utf8) + Array("ITRS".utf8) + [100, 0, 0, 0])
+        bytes += list
+        let riffSize = UInt32(bytes.count - 8)
+        bytes.replaceSubrange(4..<8, with: (0..<4).map { UInt8(truncatingIfNeeded: riffSize >> (8 * $0)) })
+        try Data(bytes).write(to: URL(fileURLWithPath: memo.path))
+
+        #expect(try TagEditor.texts(ofFileAt: memo.path, container: .wav) == [.title: MemoFixture.originalTitle])
+        #expect(try TagEditor.title(ofFileAt: memo.path, container: .wav) == MemoFixture.originalTitle)
+        #expect(try TagEditor.text(of: .transcript, ofFileAt: memo.path, container: .wav) == nil)
+    }
+
     /// An RF64 file (ours past 4 GiB; ffmpeg writes this one at any length) stays RF64 with a
     /// transcript, its ds64 chunk's RIFF size grown by the entry and its data size kept.
     @Test func anRF64FileKeepsItsSizesWithATranscript() throws {
